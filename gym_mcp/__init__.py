@@ -1,0 +1,1 @@
+"""gym-mcp: Gymnasium environments over live MCP servers."""

@@ -1,0 +1,68 @@
+"""The exceptions gym-mcp raises.
+
+Every exception the library raises on purpose derives from `GymMCPError`, so one
+``except GymMCPError`` catches them all::
+
+    GymMCPError
+    ├── ConfigError             a bad argument, option, spec or task file
+    │   └── UnknownServerError  a server name that is not bundled or registered
+    ├── ServerError             a live server could not be used
+    │   ├── ServerStartError    the server did not start (missing command, exit at start, refused URL)
+    │   ├── ServerCrashedError  the server died and could not be brought back
+    │   └── ToolTimeoutError    a tool call ran past its timeout
+    ├── StateError              a snapshot, restore or diff failed
+    └── TaskError               a task is malformed or does not fit its environment
+
+What an *agent* does wrong (bad JSON, an unknown tool, wrong argument types) is never an
+exception: the environment turns it into an error observation the agent can read.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigError",
+    "GymMCPError",
+    "ServerCrashedError",
+    "ServerError",
+    "ServerStartError",
+    "StateError",
+    "TaskError",
+    "ToolTimeoutError",
+    "UnknownServerError",
+]
+
+
+class GymMCPError(Exception):
+    """Root of every error gym-mcp raises on purpose."""
+
+
+class ConfigError(GymMCPError):
+    """A bad argument, option, spec file or task file."""
+
+
+class UnknownServerError(ConfigError):
+    """A server name that is neither bundled nor registered."""
+
+
+class ServerError(GymMCPError):
+    """A live MCP server could not be used."""
+
+
+class ServerStartError(ServerError):
+    """The server did not start: missing command, exit at start, refused URL, failed handshake."""
+
+
+class ServerCrashedError(ServerError):
+    """The server died and could not be restarted."""
+
+
+class ToolTimeoutError(ServerError):
+    """A tool call ran past its timeout (the server is then restarted)."""
+
+
+class StateError(GymMCPError):
+    """A state snapshot, restore or diff failed."""
+
+
+class TaskError(GymMCPError):
+    """A task is malformed or does not fit its environment."""

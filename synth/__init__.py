@@ -1,0 +1,1 @@
+"""State-grounded task synthesis (importable as ``gym_mcp.synth``); grown by later issues."""
