@@ -270,7 +270,7 @@ class ServerKit:
                 name=info.name,
                 description=description,
                 annotations=ToolAnnotations(
-                    readOnlyHint=not info.write, destructiveHint=info.write, idempotentHint=not info.write
+                    read_only_hint=not info.write, destructive_hint=info.write, idempotent_hint=not info.write
                 ),
                 meta={"gym_mcp/kind": "write" if info.write else "read"},
                 structured_output=False,
