@@ -1,1 +1,82 @@
-"""gym-mcp: Gymnasium environments over live MCP servers."""
+"""gym-mcp: Gymnasium environments over live MCP servers.
+
+Importing the package registers one environment per bundled server::
+
+    import gymnasium as gym
+    import gym_mcp
+
+    env = gym.make("gym_mcp/Banking-v0", transport="stdio", tasks="tasks.jsonl")
+    obs, info = env.reset(seed=0)
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+
+from gym_mcp._connection import Launch, LiveConnection, ToolResult
+from gym_mcp._env import AsyncMCPEnv, EnvConfig, EpisodeSnapshot, MCPEnv
+from gym_mcp._live import BundledSource, LiveServer, ServerPool, ServerSource, get_pool
+from gym_mcp._spaces import UnicodeText
+from gym_mcp._state import DirectoryState, GroupDiff, Snapshot, SQLiteState, StateBackend, StateDiff
+from gym_mcp.errors import GymMCPError
+from gym_mcp.parsing import ParsedAction, ToolCall
+from gym_mcp.rewards import CallRecord, Episode, RewardFn, state_match
+from gym_mcp.tasks import Task, load_tasks, save_tasks
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ENV_IDS",
+    "AsyncMCPEnv",
+    "BundledSource",
+    "CallRecord",
+    "DirectoryState",
+    "EnvConfig",
+    "Episode",
+    "EpisodeSnapshot",
+    "GroupDiff",
+    "GymMCPError",
+    "Launch",
+    "LiveConnection",
+    "LiveServer",
+    "MCPEnv",
+    "ParsedAction",
+    "RewardFn",
+    "SQLiteState",
+    "ServerPool",
+    "ServerSource",
+    "Snapshot",
+    "StateBackend",
+    "StateDiff",
+    "Task",
+    "ToolCall",
+    "ToolResult",
+    "UnicodeText",
+    "__version__",
+    "env_id",
+    "get_pool",
+    "load_tasks",
+    "save_tasks",
+    "state_match",
+]
+
+
+def env_id(server: str) -> str:
+    """The Gymnasium id of a bundled server's environment, e.g. ``gym_mcp/Banking-v0``."""
+    return f"gym_mcp/{server.capitalize()}-v0"
+
+
+def _register() -> list[str]:
+    from gym_mcp.servers import BUNDLED
+
+    ids = []
+    for name in BUNDLED:
+        eid = env_id(name)
+        if eid not in gym.registry:
+            gym.register(id=eid, entry_point="gym_mcp._env:MCPEnv", kwargs={"server": name})
+        ids.append(eid)
+    return ids
+
+
+ENV_IDS: list[str] = _register()
+"""Ids of the registered bundled environments."""

@@ -12,7 +12,7 @@ any error::
     def deposit(db: Session, account_id: str, amount: float) -> dict[str, Any]:
         '''Deposit money into an account.
 
-        Args:
+Args:
             account_id: The account to credit, e.g. "ACC-1001".
             amount: Amount in dollars, greater than 0.
         '''
@@ -51,7 +51,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
-from sqlalchemy import Engine, create_engine, inspect as sa_inspect
+from sqlalchemy import Engine, create_engine
+from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.orm import DeclarativeBase, Session
 from sqlalchemy.pool import NullPool, StaticPool
 
@@ -260,9 +261,7 @@ class ServerKit:
             An `MCPServer` exposing the declared tools, ready for any transport.
         """
         engine = make_engine(database)
-        server: MCPServer = MCPServer(
-            self.name, instructions=self.instructions or None, log_level="WARNING"
-        )
+        server: MCPServer = MCPServer(self.name, instructions=self.instructions or None, log_level="WARNING")
         for info in self._tools.values():
             handler, description = self._bind(info, engine)
             server.add_tool(
@@ -304,7 +303,8 @@ class ServerKit:
 
         @functools.wraps(fn)
         async def handler(**kwargs: Any) -> str:
-            return await anyio.to_thread.run_sync(run, kwargs)
+            # A cancelled call (timeout) returns at once; a hung body is left to finish in its thread.
+            return await anyio.to_thread.run_sync(run, kwargs, abandon_on_cancel=True)
 
         del handler.__wrapped__  # the schema comes from the signature below, not from fn
         handler.__signature__ = sig.replace(parameters=new_params, return_annotation=str)  # type: ignore[attr-defined]
@@ -355,7 +355,11 @@ class ServerKit:
         if transport == "stdio":
             server.run("stdio")
         else:
-            print(f"{self.name}: serving MCP at http://{host}:{port}/mcp (db {url})", file=sys.stderr, flush=True)
+            print(
+                f"{self.name}: serving MCP at http://{host}:{port}/mcp (db {url})",
+                file=sys.stderr,
+                flush=True,
+            )
             server.run("streamable-http", host=host, port=port, json_response=True, stateless_http=False)
         return 0
 

@@ -1,0 +1,189 @@
+"""Turning an agent's action into tool calls.
+
+`MCPEnv.step` accepts structured calls (``{"name": ..., "arguments": {...}}``, a list of them,
+or an OpenAI assistant message with ``tool_calls``) or raw model text. Text is read by a
+parser: any callable ``str -> ParsedAction``. The default, `auto_parser`, understands
+
+- Hermes/Qwen: ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` (several allowed);
+- bare JSON: one call object, or a list of them, as the whole text (or in a ```json fence);
+- OpenAI: a JSON assistant message ``{"tool_calls": [{"function": {"name", "arguments"}}]}``.
+
+A text with no call in it is the agent's final answer. A text that tries to call but cannot be
+read (bad JSON inside ``<tool_call>``) yields ``errors``, which the environment shows to the
+agent as an error observation.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "ParsedAction",
+    "Parser",
+    "ToolCall",
+    "auto_parser",
+    "calls_from_structured",
+    "hermes_parser",
+    "json_parser",
+    "openai_parser",
+]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call requested by the agent.
+
+    Attributes:
+        name: Tool name.
+        arguments: Arguments; not yet checked against the tool's schema (may be any JSON value).
+        id: Call id (echoed in the ``tool`` message that carries the result).
+    """
+
+    name: str
+    arguments: Any = field(default_factory=dict)
+    id: str = ""
+
+    def to_openai(self) -> dict[str, Any]:
+        """The call in OpenAI ``tool_calls`` format."""
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": json.dumps(self.arguments, ensure_ascii=False)},
+        }
+
+
+@dataclass(frozen=True)
+class ParsedAction:
+    """What a parser read from one action.
+
+    Attributes:
+        calls: The tool calls, in order.
+        text: Text outside the calls (the final answer when there are no calls).
+        errors: Why parts of the action could not be read as calls.
+    """
+
+    calls: tuple[ToolCall, ...] = ()
+    text: str = ""
+    errors: tuple[str, ...] = ()
+
+
+Parser = Callable[[str], ParsedAction]
+
+_TOOL_CALL = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.DOTALL)
+_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
+
+
+def _call_from_obj(obj: Any, index: int) -> tuple[ToolCall | None, str | None]:
+    """Read one call from a decoded JSON object in any of the accepted shapes."""
+    if not isinstance(obj, Mapping):
+        return None, f"a tool call must be a JSON object, got {type(obj).__name__}"
+    if "function" in obj and isinstance(obj["function"], Mapping):  # OpenAI tool_calls entry
+        fn = obj["function"]
+        name, args = fn.get("name"), fn.get("arguments", {})
+        call_id = str(obj.get("id") or f"call_{index}")
+        if isinstance(args, str):
+            try:
+                args = json.loads(args) if args.strip() else {}
+            except json.JSONDecodeError as exc:
+                return None, f"arguments of {name!r} are not valid JSON: {exc.msg}"
+    else:
+        name = obj.get("name")
+        args = obj.get("arguments", obj.get("parameters", {}))
+        call_id = str(obj.get("id") or f"call_{index}")
+        if isinstance(args, str):
+            try:
+                args = json.loads(args) if args.strip() else {}
+            except json.JSONDecodeError as exc:
+                return None, f"arguments of {name!r} are not valid JSON: {exc.msg}"
+    if not isinstance(name, str) or not name:
+        return None, 'a tool call needs a "name" string'
+    return ToolCall(name, args if args is not None else {}, call_id), None
+
+
+def calls_from_structured(action: Any) -> ParsedAction:
+    """Read calls from a structured action: a call dict, a list of them, or an OpenAI message."""
+    if isinstance(action, Mapping) and "tool_calls" in action:
+        entries = action.get("tool_calls") or []
+        text = str(action.get("content") or "")
+    elif isinstance(action, Mapping):
+        entries, text = [action], ""
+    elif isinstance(action, list | tuple):
+        entries, text = list(action), ""
+    else:
+        return ParsedAction(errors=(f"unsupported action type {type(action).__name__}",))
+    if not isinstance(entries, list | tuple):
+        return ParsedAction(text=text, errors=('"tool_calls" must be a list',))
+    calls: list[ToolCall] = []
+    errors: list[str] = []
+    for i, entry in enumerate(entries):
+        call, err = _call_from_obj(entry, i)
+        if call is not None:
+            calls.append(call)
+        if err is not None:
+            errors.append(err)
+    return ParsedAction(tuple(calls), text, tuple(errors))
+
+
+def hermes_parser(text: str) -> ParsedAction:
+    """Hermes/Qwen style: ``<tool_call>{json}</tool_call>`` blocks; the rest is text."""
+    calls: list[ToolCall] = []
+    errors: list[str] = []
+    for i, match in enumerate(_TOOL_CALL.finditer(text)):
+        body = match.group(1).strip()
+        try:
+            obj = json.loads(body)
+        except json.JSONDecodeError as exc:
+            errors.append(f"tool call {i + 1} is not valid JSON ({exc.msg} at char {exc.pos}): {body[:200]}")
+            continue
+        call, err = _call_from_obj(obj, i)
+        if call is not None:
+            calls.append(call)
+        if err is not None:
+            errors.append(err)
+    rest = _TOOL_CALL.sub("", text).strip()
+    return ParsedAction(tuple(calls), rest, tuple(errors))
+
+
+def _looks_like_call(obj: Any) -> bool:
+    if isinstance(obj, Mapping):
+        return "tool_calls" in obj or ("name" in obj and ("arguments" in obj or "parameters" in obj))
+    if isinstance(obj, list):
+        return bool(obj) and all(
+            _looks_like_call(o) or (isinstance(o, Mapping) and "function" in o) for o in obj
+        )
+    return False
+
+
+def json_parser(text: str) -> ParsedAction:
+    """Bare JSON: the whole text (or a ```json fence) is a call, a list of calls, or an OpenAI message."""
+    body = text.strip()
+    fence = _FENCE.match(body)
+    if fence:
+        body = fence.group(1)
+    if not body or body[0] not in "[{":
+        return ParsedAction(text=text.strip())
+    try:
+        obj = json.loads(body)
+    except json.JSONDecodeError as exc:
+        if '"name"' in body or '"tool_calls"' in body:
+            return ParsedAction(errors=(f"tool call is not valid JSON ({exc.msg} at char {exc.pos})",))
+        return ParsedAction(text=text.strip())
+    if not _looks_like_call(obj):
+        return ParsedAction(text=text.strip())
+    return calls_from_structured(obj)
+
+
+def openai_parser(text: str) -> ParsedAction:
+    """An OpenAI assistant message serialized as JSON, with ``tool_calls``."""
+    return json_parser(text)
+
+
+def auto_parser(text: str) -> ParsedAction:
+    """Try Hermes tags first, then bare JSON / OpenAI messages; otherwise it is a final answer."""
+    if "<tool_call>" in text:
+        return hermes_parser(text)
+    return json_parser(text)

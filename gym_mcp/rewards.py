@@ -1,0 +1,89 @@
+"""Rewards: functions of a finished episode.
+
+A reward function takes the `Episode` (the task, every call with its outcome, the final
+answer, the final state's fingerprint) and returns a float. The environment calls it once,
+when the episode ends; intermediate steps get 0. The default is `state_match`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from gym_mcp.tasks import Task
+
+__all__ = ["CallRecord", "Episode", "RewardFn", "state_match"]
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One attempted tool call and what came of it.
+
+    Attributes:
+        name: Tool name as the agent sent it.
+        arguments: Arguments as the agent sent them.
+        output: What the agent was shown.
+        status: ``"ok"``, ``"tool_error"`` (the tool ran and refused), ``"invalid"`` (never
+            reached the server: unknown tool, bad arguments), ``"timeout"`` or ``"crash"``.
+        step: The step the call was made in.
+    """
+
+    name: str
+    arguments: Any
+    output: str
+    status: str
+    step: int
+
+    @property
+    def ok(self) -> bool:
+        """True when the call ran without error."""
+        return self.status == "ok"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {
+            "name": self.name,
+            "arguments": self.arguments,
+            "output": self.output,
+            "status": self.status,
+            "step": self.step,
+        }
+
+
+@dataclass(frozen=True)
+class Episode:
+    """A finished (or truncated) episode, as reward functions see it.
+
+    Attributes:
+        task: The task.
+        calls: Every attempted call, in order.
+        messages: The conversation in OpenAI chat format.
+        final_answer: The agent's closing text (None when truncated).
+        final_fingerprint: Fingerprint of the server state at the end.
+        terminated: The agent ended the episode with an answer.
+        truncated: The episode hit ``max_steps``.
+    """
+
+    task: Task
+    calls: tuple[CallRecord, ...]
+    messages: tuple[Mapping[str, Any], ...]
+    final_answer: str | None
+    final_fingerprint: str
+    terminated: bool
+    truncated: bool
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+RewardFn = Callable[[Episode], float]
+
+
+def state_match(episode: Episode) -> float:
+    """1.0 when the final state matches the task's expected fingerprint, else 0.0.
+
+    A task without an expected fingerprint cannot be judged by state and scores 0.0.
+    """
+    expected = episode.task.expected_fingerprint
+    if expected is None:
+        return 0.0
+    return 1.0 if episode.final_fingerprint == expected else 0.0
