@@ -305,7 +305,7 @@ class LiveConnection:
         port = free_port()
         command = [part.replace("{port}", str(port)) for part in launch.command]
         url = (launch.url or "http://127.0.0.1:{port}/mcp").replace("{port}", str(port))
-        stderr = open(self._stderr_path, "ab") if self._stderr_path else subprocess.DEVNULL  # noqa: SIM115
+        stderr: Any = open(self._stderr_path, "ab") if self._stderr_path else subprocess.DEVNULL  # noqa: SIM115
         try:
             self._popen = subprocess.Popen(
                 command,

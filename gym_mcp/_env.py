@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, SupportsFloat
@@ -28,7 +29,10 @@ from gym_mcp.parsing import ParsedAction, Parser, ToolCall, auto_parser, calls_f
 from gym_mcp.rewards import CallRecord, Episode, RewardFn, state_match
 from gym_mcp.tasks import Task, load_tasks
 
-__all__ = ["AsyncMCPEnv", "EnvConfig", "EpisodeSnapshot", "MCPEnv"]
+__all__ = ["AsyncMCPEnv", "EnvConfig", "EpisodeSnapshot", "MCPEnv", "TaskSource"]
+
+TaskSource = str | os.PathLike[str] | Sequence[Task] | Sequence[Mapping[str, Any]] | None
+"""Where an environment's tasks come from: a JSONL path, tasks, task dicts, or None (free play)."""
 
 
 @dataclass(frozen=True)
@@ -89,13 +93,11 @@ def _default_task(server: str) -> Task:
     )
 
 
-def _coerce_tasks(
-    tasks: str | Sequence[Task] | Sequence[Mapping[str, Any]] | None, server: str
-) -> list[Task]:
+def _coerce_tasks(tasks: TaskSource, server: str) -> list[Task]:
     if tasks is None:
         return [_default_task(server)]
-    if isinstance(tasks, str) or hasattr(tasks, "__fspath__"):
-        return load_tasks(tasks)  # type: ignore[arg-type]
+    if isinstance(tasks, str | os.PathLike):
+        return load_tasks(tasks)
     out = [t if isinstance(t, Task) else Task.from_dict(t) for t in tasks]
     if not out:
         raise TaskError("the task list is empty")
@@ -121,7 +123,7 @@ class AsyncMCPEnv:
         self,
         source: ServerSource,
         *,
-        tasks: str | Sequence[Task] | Sequence[Mapping[str, Any]] | None = None,
+        tasks: TaskSource = None,
         reward: RewardFn | None = None,
         parser: Parser | None = None,
         config: EnvConfig | None = None,
@@ -521,7 +523,7 @@ class MCPEnv(gym.Env[str, Any]):
         server: str | ServerSource = "banking",
         *,
         transport: Transport = "inprocess",
-        tasks: str | Sequence[Task] | Sequence[Mapping[str, Any]] | None = None,
+        tasks: TaskSource = None,
         max_steps: int = 20,
         reward: RewardFn | None = None,
         parser: Parser | None = None,
@@ -568,7 +570,7 @@ class MCPEnv(gym.Env[str, Any]):
         """Run one action (see `AsyncMCPEnv.step`)."""
         return run_sync(self.core.step(action))
 
-    def render(self) -> str | None:  # type: ignore[override]
+    def render(self) -> str | None:
         """The conversation so far as text (``render_mode="ansi"``)."""
         if self.render_mode != "ansi":
             return None

@@ -102,7 +102,7 @@ def _check_value(value: Any, schema: Mapping[str, Any], root: Mapping[str, Any],
     if type_spec is not None:
         types = type_spec if isinstance(type_spec, list) else [type_spec]
         if not any(_is_type(value, t) for t in types):
-            expected = " or ".join(_TYPE_NAMES.get(t, t) for t in types)
+            expected = " or ".join(_TYPE_NAMES.get(str(t), str(t)) for t in types)
             return f"{where} must be {expected}, got {json.dumps(value)[:80]}"
     if isinstance(value, list) and isinstance(schema.get("items"), Mapping):
         for i, item in enumerate(value):

@@ -56,10 +56,23 @@ class Snapshot:
     @classmethod
     def of(cls, kind: str, data: bytes) -> Snapshot:
         """Make a snapshot of ``data``, computing its content hash."""
-        return cls(kind, data, hashlib.sha256(data).hexdigest())
+        hashed = _sqlite_content(data) if kind == "sqlite" else data
+        return cls(kind, data, hashlib.sha256(hashed).hexdigest())
 
     def __len__(self) -> int:
         return len(self.data)
+
+
+def _sqlite_content(data: bytes) -> bytes:
+    """Database bytes without the header's counters.
+
+    Those are the change counter (bytes 24-27), schema cookie (40-43) and version-valid-for
+    (92-95). SQLite bumps these on writes, a restore through the backup API included, so they tell how a
+    file got its content, not what the content is.
+    """
+    if len(data) < 100:
+        return data
+    return data[:24] + bytes(4) + data[28:40] + bytes(4) + data[44:92] + bytes(4) + data[96:]
 
 
 @dataclass(frozen=True)
@@ -427,18 +440,18 @@ class DirectoryState(StateBackend):
                         else:
                             shutil.rmtree(full)
             for path, mode, content in wanted:
-                full = self.root / path
+                target = self.root / path
                 if content is None:
-                    full.mkdir(parents=True, exist_ok=True)
-                    os.chmod(full, mode)
+                    target.mkdir(parents=True, exist_ok=True)
+                    os.chmod(target, mode)
                     continue
-                if full.is_dir() and not full.is_symlink():
-                    shutil.rmtree(full)
-                if not full.exists() or full.read_bytes() != content:
-                    full.parent.mkdir(parents=True, exist_ok=True)
-                    full.write_bytes(content)
-                if stat.S_IMODE(full.stat().st_mode) != mode:
-                    os.chmod(full, mode)
+                if target.is_dir() and not target.is_symlink():
+                    shutil.rmtree(target)
+                if not target.exists() or target.read_bytes() != content:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(content)
+                if stat.S_IMODE(target.stat().st_mode) != mode:
+                    os.chmod(target, mode)
         except OSError as exc:
             raise StateError(f"cannot restore directory {self.root}: {exc}") from exc
 

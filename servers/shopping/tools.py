@@ -11,6 +11,9 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from sqlalchemy import func, or_, select
+from sqlalchemy.orm import InstrumentedAttribute, Session
+
 from gym_mcp.servers.kit import ServerKit, ToolError
 from gym_mcp.servers.shopping.data import REFERENCE_DATE, RETURN_WINDOW_DAYS, seed
 from gym_mcp.servers.shopping.models import (
@@ -28,8 +31,6 @@ from gym_mcp.servers.shopping.models import (
     coupon_discount_cents,
     refund_cents,
 )
-from sqlalchemy import func, or_, select
-from sqlalchemy.orm import InstrumentedAttribute, Session
 
 __all__ = ["kit"]
 
@@ -438,8 +439,14 @@ def view_cart(db: Session, customer_id: str) -> dict[str, Any]:
     customer = _customer(db, customer_id)
     cart = db.get(Cart, customer.id)
     if cart is None:
-        return {"customer_id": customer.id, "items": [], "subtotal": 0.0, "coupon": None,
-                "discount": 0.0, "total": 0.0}
+        return {
+            "customer_id": customer.id,
+            "items": [],
+            "subtotal": 0.0,
+            "coupon": None,
+            "discount": 0.0,
+            "total": 0.0,
+        }
     return _cart_view(db, cart)
 
 
@@ -601,15 +608,25 @@ def checkout(db: Session, customer_id: str, shipping_address: str | None = None)
             raise ToolError(f"{problem} Add items or call remove_coupon, then check out again.")
         discount = coupon_discount_cents(coupon, subtotal)
     order = Order(
-        id=_next_id(db, Order.id, "ORD"), customer_id=customer.id, status="placed", shipping_address=address,
-        coupon_code=cart.coupon_code, subtotal_cents=subtotal, discount_cents=discount,
-        total_cents=subtotal - discount, placed_on=kit.today,
+        id=_next_id(db, Order.id, "ORD"),
+        customer_id=customer.id,
+        status="placed",
+        shipping_address=address,
+        coupon_code=cart.coupon_code,
+        subtotal_cents=subtotal,
+        discount_cents=discount,
+        total_cents=subtotal - discount,
+        placed_on=kit.today,
     )
     for item in cart.items:
         item.product.stock -= item.quantity
         order.items.append(
-            OrderItem(product_id=item.product_id, quantity=item.quantity,
-                      unit_price_cents=item.product.price_cents, product=item.product)
+            OrderItem(
+                product_id=item.product_id,
+                quantity=item.quantity,
+                unit_price_cents=item.product.price_cents,
+                product=item.product,
+            )
         )
     db.add(order)
     cart.items.clear()
@@ -780,9 +797,15 @@ def request_return(db: Session, order_id: str, product_id: str, quantity: int, r
             "can be returned."
         )
     ret = Return(
-        id=_next_id(db, Return.id, "RET"), order_id=order.id, product_id=product.id, quantity=quantity,
-        reason=text, status="requested", requested_on=kit.today,
-        refund_cents=refund_cents(item.unit_price_cents, quantity, order), product=product,
+        id=_next_id(db, Return.id, "RET"),
+        order_id=order.id,
+        product_id=product.id,
+        quantity=quantity,
+        reason=text,
+        status="requested",
+        requested_on=kit.today,
+        refund_cents=refund_cents(item.unit_price_cents, quantity, order),
+        product=product,
     )
     order.returns.append(ret)
     db.flush()

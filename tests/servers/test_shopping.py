@@ -6,9 +6,9 @@ import asyncio
 from typing import Any
 
 import pytest
-from gym_mcp.servers.shopping import kit
 from mcp import Client
 
+from gym_mcp.servers.shopping import kit
 from tests.helpers import LiveServer
 
 TODAY = "2026-01-15"

@@ -1,0 +1,37 @@
+"""Shared fixtures: real servers over every transport."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from gym_mcp import BundledSource
+from tests.servers.counter import kit as counter_kit
+
+ROOT = Path(__file__).resolve().parent.parent
+TRANSPORTS = ["inprocess", "stdio", "http"]
+
+
+def counter_source(transport: str = "inprocess") -> BundledSource:
+    """The small test server (notes + a tool that sleeps), run like a bundled one."""
+    return BundledSource(
+        "counter",
+        transport,  # type: ignore[arg-type]
+        kit=counter_kit,
+        module="tests.servers.counter",
+        env={"PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")},
+    )
+
+
+@pytest.fixture(params=TRANSPORTS)
+def transport(request: pytest.FixtureRequest) -> str:
+    """Each test using this runs once per transport."""
+    return str(request.param)
+
+
+@pytest.fixture
+def make_counter_source() -> Callable[[str], BundledSource]:
+    return counter_source
