@@ -203,7 +203,7 @@ class AsyncMCPEnv:
         return {
             "task_id": self.task.id,
             "tools": self.tools,
-            "messages": copy.deepcopy(self.messages),
+            "messages": [dict(m) for m in self.messages],  # messages are never mutated once added
             "step": self.steps,
             **self.counters,
         }
@@ -516,7 +516,7 @@ class MCPEnv(gym.Env[str, Any]):
         render_mode: ``"ansi"`` to render the conversation as text.
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
 
     def __init__(
         self,
