@@ -146,7 +146,7 @@ def test_max_steps_truncates() -> None:
     env.close()
 
 
-def _transfer_task(tmp_path_factory: pytest.TempPathFactory | None = None) -> Task:
+def _deposit_task() -> Task:
     """A task whose expected fingerprint comes from really running its reference calls."""
     calls = [
         {"name": "deposit", "arguments": {"account_id": "ACC-1001", "amount": 25.0, "description": "gift"}}
@@ -168,7 +168,7 @@ def _transfer_task(tmp_path_factory: pytest.TempPathFactory | None = None) -> Ta
 
 
 def test_default_reward_is_final_state_match(tmp_path: pytest.TempPathFactory) -> None:
-    task = _transfer_task()
+    task = _deposit_task()
     path = tmp_path / "tasks.jsonl"  # type: ignore[operator]
     save_tasks([task], path)
     assert load_tasks(path) == [task]
@@ -255,12 +255,10 @@ def test_snapshot_exactness_over_200_random_write_episodes() -> None:
             if i == 0:
                 mid = (env.snapshot(), env.state.fingerprint())
         assert mid is not None
-        end_fp = env.state.fingerprint()
         env.restore(mid[0])
         assert env.state.fingerprint() == mid[1]
         env.reset(seed=episode)
         assert env.state.fingerprint() == fp0
-        assert end_fp != fp0 or True  # a delete of a missing note may change nothing
     env.close()
 
 
