@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import gymnasium as gym
 
-from gym_mcp._connection import Launch, LiveConnection, ToolResult
+from gym_mcp._connection import Launch, LiveConnection, ToolResult, free_port
 from gym_mcp._env import AsyncMCPEnv, EnvConfig, EpisodeSnapshot, MCPEnv
 from gym_mcp._live import BundledSource, LiveServer, ServerPool, ServerSource, get_pool
 from gym_mcp._spaces import UnicodeText
@@ -54,6 +54,7 @@ __all__ = [
     "UnicodeText",
     "__version__",
     "env_id",
+    "free_port",
     "get_pool",
     "load_tasks",
     "save_tasks",

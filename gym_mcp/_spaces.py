@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import string
+from collections.abc import Iterator, Sequence
 from types import ModuleType
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 from gymnasium.spaces import Text
@@ -23,7 +24,7 @@ from gymnasium.vector.utils.shared_memory import (
     write_to_shared_memory,
 )
 
-__all__ = ["UnicodeText"]
+__all__ = ["SharedTextBatch", "UnicodeText"]
 
 _SAMPLE_CHARSET = string.ascii_letters + string.digits + string.punctuation + " "
 
@@ -68,8 +69,48 @@ def _write(space: UnicodeText, index: int, value: str, shared_memory: Any) -> No
     dest[index * size + 1 : index * size + 1 + len(codes)] = codes
 
 
+class SharedTextBatch(Sequence[str]):
+    """A live view of ``n`` strings in shared memory.
+
+    `AsyncVectorEnv` reads its shared observation buffer once, at construction, and expects a
+    view that later writes show through (true of NumPy arrays, not of a tuple of `str`). This
+    view decodes on access; ``copy.deepcopy`` (what the vector env returns by default) turns it
+    into a plain tuple.
+    """
+
+    def __init__(self, data: np.ndarray) -> None:
+        self._data = data
+
+    def __len__(self) -> int:
+        return int(self._data.shape[0])
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[str, ...]: ...
+    def __getitem__(self, index: int | slice) -> str | tuple[str, ...]:
+        if isinstance(index, slice):
+            return tuple(self)[index]
+        row = self._data[index]
+        return row[1 : 1 + int(row[0])].tobytes().decode("utf-32-le")
+
+    def __iter__(self) -> Iterator[str]:
+        return (self[i] for i in range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        return tuple(self) == (tuple(other) if isinstance(other, Sequence) else other)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> tuple[str, ...]:
+        return tuple(self)
+
+
 @read_from_shared_memory.register(UnicodeText)
-def _read(space: UnicodeText, shared_memory: Any, n: int = 1) -> tuple[str, ...]:
+def _read(space: UnicodeText, shared_memory: Any, n: int = 1) -> SharedTextBatch:
     size = space.max_length + 1
-    data = np.frombuffer(shared_memory.get_obj(), dtype=np.int32).reshape((n, size))
-    return tuple(row[1 : 1 + int(row[0])].tobytes().decode("utf-32-le") for row in data)
+    return SharedTextBatch(np.frombuffer(shared_memory.get_obj(), dtype=np.int32).reshape((n, size)))
