@@ -305,3 +305,85 @@ def test_unknown_server_and_bad_options_raise_clear_errors() -> None:
         MCPEnv("banking", transport="carrier-pigeon")  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="max_steps"):
         MCPEnv("banking", max_steps=0)
+
+
+WRITES = {
+    "banking": lambda r: r.choice(
+        [
+            {
+                "name": "deposit",
+                "arguments": {"account_id": f"ACC-10{r.randint(1, 60):02d}", "amount": r.randint(1, 500) / 4},
+            },
+            {
+                "name": "withdraw",
+                "arguments": {
+                    "account_id": f"ACC-10{r.randint(1, 60):02d}",
+                    "amount": float(r.randint(1, 300)),
+                },
+            },
+            {
+                "name": "transfer_funds",
+                "arguments": {
+                    "from_account_id": "ACC-1001",
+                    "to_account_id": "ACC-1002",
+                    "amount": float(r.randint(1, 90)),
+                },
+            },
+            {"name": "lock_card", "arguments": {"card_id": f"CRD-10{r.randint(1, 90):02d}"}},
+        ]
+    ),
+    "shopping": lambda r: r.choice(
+        [
+            {
+                "name": "add_to_cart",
+                "arguments": {
+                    "customer_id": f"CUS-10{r.randint(1, 50):02d}",
+                    "product_id": f"PRD-1{r.randint(1, 120):03d}",
+                    "quantity": r.randint(1, 3),
+                },
+            },
+            {"name": "cancel_order", "arguments": {"order_id": f"ORD-1{r.randint(1, 100):03d}"}},
+            {"name": "checkout", "arguments": {"customer_id": f"CUS-10{r.randint(1, 50):02d}"}},
+        ]
+    ),
+    "calendar": lambda r: r.choice(
+        [
+            {
+                "name": "create_event",
+                "arguments": {
+                    "organizer_id": f"PER-10{r.randint(1, 40):02d}",
+                    "title": "Sync",
+                    "start": f"2026-02-{r.randint(16, 27)}T{r.randint(9, 15)}:00",
+                    "end": f"2026-02-{r.randint(16, 27)}T{r.randint(9, 15)}:30",
+                },
+            },
+            {
+                "name": "respond_to_invitation",
+                "arguments": {
+                    "invitation_id": f"INV-1{r.randint(1, 300):03d}",
+                    "person_id": f"PER-10{r.randint(1, 40):02d}",
+                    "response": "accepted",
+                },
+            },
+        ]
+    ),
+}
+
+
+def test_snapshot_exactness_on_bundled_servers() -> None:
+    """200 random write episodes over the bundled servers: every reset gives the identical state."""
+    rng = random.Random(1)
+    changed = 0
+    for server, episodes in (("banking", 70), ("shopping", 65), ("calendar", 65)):
+        env = MCPEnv(server)
+        env.reset(seed=0)
+        fp0, digest0 = env.state.fingerprint(), env.state.snapshot().digest
+        for _ in range(episodes):
+            for _ in range(rng.randint(1, 4)):
+                env.step(WRITES[server](rng))
+            changed += env.state.fingerprint() != fp0
+            env.reset(seed=0)
+            assert env.state.fingerprint() == fp0
+            assert env.state.snapshot().digest == digest0
+        env.close()
+    assert changed >= 100  # most episodes really changed the state (124 of 200 with this seed)

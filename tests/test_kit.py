@@ -1,0 +1,84 @@
+"""The server kit: schemas from docstrings, READ/WRITE tags, volatile columns, DB from env var."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+import sys
+from pathlib import Path
+
+from mcp import Client, StdioServerParameters
+
+from gym_mcp.servers import BUNDLED, get_kit
+from gym_mcp.servers.kit import DB_URL_ENV
+from tests.conftest import ROOT
+from tests.helpers import LiveServer
+from tests.servers.counter import kit as counter_kit
+
+
+def test_docstring_args_become_parameter_descriptions_and_tags() -> None:
+    async def go() -> dict:
+        async with Client(counter_kit.create_server(_memory_db())) as client:
+            return {t.name: t for t in (await client.list_tools()).tools}
+
+    tools = asyncio.run(go())
+    add = tools["add_note"]
+    assert add.description == "Add a note."
+    assert add.input_schema["properties"]["text"]["description"] == "The note text, 1 to 200 characters."
+    assert add.annotations is not None
+    assert add.annotations.read_only_hint is False
+    assert tools["list_notes"].annotations.read_only_hint is True  # type: ignore[union-attr]
+    assert add.meta == {"gym_mcp/kind": "write"}
+    # the session parameter is injected, never shown to the model
+    assert "db" not in add.input_schema["properties"]
+
+
+def _memory_db() -> sqlite3.Connection:
+    conn = sqlite3.connect(":memory:", check_same_thread=False)
+    counter_kit.init_database(conn)
+    return conn
+
+
+def test_volatile_columns_come_from_column_info() -> None:
+    assert counter_kit.volatile_columns == {"notes": frozenset({"created_at"})}
+    for name in BUNDLED:
+        assert get_kit(name).volatile_columns, name
+
+
+def test_failed_write_rolls_back() -> None:
+    server = LiveServer(counter_kit)
+    before = server.query("SELECT * FROM notes ORDER BY id")
+    assert "no note with id 42" in server.error("delete_note", note_id=42)
+    assert server.query("SELECT * FROM notes ORDER BY id") == before
+
+
+def test_no_tool_can_reach_snapshots() -> None:
+    for name in BUNDLED:
+        names = set(get_kit(name).tools)
+        assert not {n for n in names if any(w in n for w in ("snapshot", "restore", "fingerprint", "sql"))}, (
+            name
+        )
+
+
+def test_database_url_from_environment_variable(tmp_path: Path) -> None:
+    db = tmp_path / "from_env.db"
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "tests.servers.counter", "--seed", "5"],
+        env={**os.environ, DB_URL_ENV: f"sqlite:///{db}", "PYTHONPATH": str(ROOT)},
+        cwd=str(tmp_path),
+    )
+
+    async def go() -> None:
+        async with Client(params) as client:
+            await client.call_tool("add_note", {"text": "via env"})
+
+    asyncio.run(go())
+    rows = sqlite3.connect(db).execute("SELECT text FROM notes ORDER BY id").fetchall()
+    assert rows[-1] == ("via env",)
+    assert len(rows) == 6
+    # same seed -> same data; a different seed -> different data
+    other = tmp_path / "seed5.db"
+    counter_kit.init_database(f"sqlite:///{other}", seed=5)
+    assert sqlite3.connect(other).execute("SELECT text FROM notes ORDER BY id").fetchall() == rows[:-1]
