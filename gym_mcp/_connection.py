@@ -119,6 +119,21 @@ def _kill_group(pid: int) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
+def _pid_alive(pid: int) -> bool:
+    """True while ``pid`` is a live (not zombie) process."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
 class _ProcessTransport:
     """An MCP stdio transport over a subprocess we own (so we know its pid and can kill it)."""
 
@@ -260,7 +275,9 @@ class LiveConnection:
     def process_alive(self) -> bool:
         """False when the server process we run has exited."""
         if self._transport is not None and self._transport.process is not None:
-            return self._transport.process.returncode is None
+            proc = self._transport.process
+            # returncode is only updated while the loop runs; between calls, ask the OS.
+            return proc.returncode is None and _pid_alive(proc.pid)
         if self._popen is not None:
             return self._popen.poll() is None
         return True

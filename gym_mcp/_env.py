@@ -203,7 +203,7 @@ class AsyncMCPEnv:
         return {
             "task_id": self.task.id,
             "tools": self.tools,
-            "messages": [dict(m) for m in self.messages],  # messages are never mutated once added
+            "messages": list(self.messages),  # messages are append-only: never mutate them
             "step": self.steps,
             **self.counters,
         }
@@ -235,8 +235,9 @@ class AsyncMCPEnv:
         self._reset_episode(task)
         live = await self._ensure_live()
         await self._check_server()  # a server that died between episodes is restarted here
-        live.state.restore(self.source.initial_snapshot(task.data_seed))
-        self.initial_fingerprint = live.state.fingerprint()
+        initial = self.source.initial_snapshot(task.data_seed)
+        live.state.restore(initial)
+        self.initial_fingerprint = live.state.fingerprint_of(initial)  # cached: restores are exact
         return self._clip(task.instruction), self.info()
 
     def _choose_task(self, options: Mapping[str, Any]) -> Task:

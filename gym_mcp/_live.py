@@ -10,7 +10,6 @@ server instead of spawning a process (~1 s for a Python MCP server).
 from __future__ import annotations
 
 import asyncio
-import atexit
 import contextlib
 import os
 import shutil
@@ -28,6 +27,7 @@ from typing import Literal
 from mcp.types import Tool
 
 from gym_mcp._connection import Launch, LiveConnection
+from gym_mcp._runner import add_exit_hook
 from gym_mcp._state import Snapshot, SQLiteState, StateBackend
 from gym_mcp.errors import ConfigError
 from gym_mcp.servers.kit import ServerKit
@@ -242,18 +242,11 @@ def get_pool() -> ServerPool:
     return pool
 
 
-def _close_all_at_exit() -> None:
-    """Stop pooled servers of the sync loop when the interpreter exits (no orphans)."""
-    from gym_mcp import _runner
-
-    runner = _runner._runner
-    if runner is None:
-        return
-    pool = _pools.get(runner.loop)
-    if pool is None or not pool.idle_count():
-        return
-    with contextlib.suppress(Exception):
-        asyncio.run_coroutine_threadsafe(pool.close(), runner.loop).result(timeout=10)
+async def _close_pool_at_exit(loop: asyncio.AbstractEventLoop) -> None:
+    """Stop the pooled servers of the sync API's loop when the interpreter exits."""
+    pool = _pools.get(loop)
+    if pool is not None:
+        await pool.close()
 
 
 def _after_fork_in_child() -> None:
@@ -261,5 +254,5 @@ def _after_fork_in_child() -> None:
     _pools.clear()
 
 
-atexit.register(_close_all_at_exit)
+add_exit_hook(_close_pool_at_exit)
 os.register_at_fork(after_in_child=_after_fork_in_child)

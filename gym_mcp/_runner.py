@@ -1,18 +1,27 @@
-"""The sync facade: one asyncio event loop in a background thread, shared by sync callers.
+"""The sync facade: one asyncio event loop per process, driven by whichever thread calls.
 
 Gymnasium's API is synchronous and MCP clients are asynchronous. Every sync call
-(`MCPEnv.reset`, `MCPEnv.step`, ...) submits a coroutine to this loop and waits for it, so
-many environments in one process share one loop and their servers stay connected between
-calls. After ``fork()`` (as `gymnasium.vector.AsyncVectorEnv` does) the child gets a fresh
-loop: the parent's thread does not exist there.
+(`MCPEnv.reset`, `MCPEnv.step`, ...) runs its coroutine on one process-wide loop, so many
+environments share one loop and their servers stay connected between calls.
+
+The calling thread drives the loop itself (``run_until_complete``) under a lock, rather than
+handing work to a loop thread: a hand-off costs two cross-thread wake-ups per call, which is
+most of an in-process tool call. A thread that already runs an event loop (a notebook, an
+async app) cannot drive a second loop, so its calls go through a helper thread instead.
+Between calls the loop is idle; tasks such as transport readers resume on the next call.
+
+After ``fork()`` (as `gymnasium.vector.AsyncVectorEnv` does) the child gets a fresh loop.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
+import concurrent.futures
+import contextlib
 import os
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 __all__ = ["get_runner", "run_sync"]
@@ -21,36 +30,83 @@ T = TypeVar("T")
 
 
 class LoopRunner:
-    """An event loop running forever in a daemon thread."""
+    """A process-wide event loop that callers drive in turn."""
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._run, name="gym-mcp-loop", daemon=True)
-        self._started = threading.Event()
-        self._thread.start()
-        self._started.wait()
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        self.loop.call_soon(self._started.set)
-        self.loop.run_forever()
+        self._drive = threading.Lock()
+        self._helper: concurrent.futures.ThreadPoolExecutor | None = None
+        self._root_task = self.loop.create_task(_root(), name="gym-mcp-root")
+        self.loop.run_until_complete(asyncio.sleep(0))  # let the root task declare itself
+        self.closed = False
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        """Run a coroutine on the loop and wait for its result (re-raising its exception)."""
-        if threading.current_thread() is self._thread:
+        """Run a coroutine on the loop and return its result (re-raising its exception)."""
+        if self.closed:
             coro.close()
-            raise RuntimeError(
-                "the sync API was called from inside the gym-mcp loop; use the async API there"
-            )
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+            raise RuntimeError("the gym-mcp event loop is closed (interpreter shutting down)")
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return self._run_here(coro)
+        # This thread already runs a loop: drive ours from a helper thread.
+        if self._helper is None:
+            self._helper = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="gym-mcp-loop")
+        return self._helper.submit(self._run_here, coro).result()
+
+    def _run_here(self, coro: Coroutine[Any, Any, T]) -> T:
+        with self._drive:
+            return self.loop.run_until_complete(coro)
+
+    def close(self) -> None:
+        """Run the exit hooks, cancel what is left on the loop and close it."""
+        if self.closed:
+            return
+        with self._drive:
+            self.closed = True
+            for hook in _exit_hooks:
+                with contextlib.suppress(BaseException):
+                    self.loop.run_until_complete(asyncio.wait_for(hook(self.loop), 15))
+            pending = [t for t in asyncio.all_tasks(self.loop) if not t.done()]
+            for task in pending:
+                task.cancel()
+            with contextlib.suppress(BaseException):
+                self.loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            self.loop.close()
+        if self._helper is not None:
+            self._helper.shutdown(wait=False)
+
+
+async def _root() -> None:
+    """A task that lives as long as the loop and serves as anyio's root task.
+
+    anyio keeps its worker threads (which run in-process tools) alive for as long as the root
+    task of the code that asked for them. Each sync call runs in a fresh task; without a
+    declared root that outlives them, every call would start and stop a thread (~0.5 ms).
+    """
+    try:
+        from anyio._backends._asyncio import _root_task
+    except ImportError:  # pragma: no cover - another anyio: only slower
+        pass
+    else:
+        with contextlib.suppress(Exception):
+            _root_task.set(asyncio.current_task())
+    await asyncio.Event().wait()
 
 
 _runner: LoopRunner | None = None
 _lock = threading.Lock()
+_orphans: list[LoopRunner] = []
+_exit_hooks: list[Callable[[asyncio.AbstractEventLoop], Coroutine[Any, Any, None]]] = []
+
+
+def add_exit_hook(hook: Callable[[asyncio.AbstractEventLoop], Coroutine[Any, Any, None]]) -> None:
+    """Run ``hook(loop)`` on the loop when the process exits (e.g. to stop pooled servers)."""
+    _exit_hooks.append(hook)
 
 
 def get_runner() -> LoopRunner:
-    """The process-wide loop runner, started on first use."""
+    """The process-wide loop runner, made on first use."""
     global _runner
     with _lock:
         if _runner is None:
@@ -63,10 +119,31 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     return get_runner().run(coro)
 
 
+def current_runner() -> LoopRunner | None:
+    """The runner if one was made in this process (None otherwise)."""
+    return _runner
+
+
+def _close_at_exit() -> None:
+    if _runner is not None:
+        with contextlib.suppress(Exception):
+            _runner.close()
+
+
 def _after_fork_in_child() -> None:
     global _runner, _lock
+    if _runner is not None:
+        _runner.closed = True  # the parent's loop and its connections belong to the parent:
+        _orphans.append(_runner)  # keep it referenced so it is never finalized here
     _runner = None
     _lock = threading.Lock()
 
 
+# Close before the interpreter joins non-daemon threads: anyio's worker threads (non-daemon)
+# live as long as the loop's root task, which only close() ends. concurrent.futures uses the
+# same hook; plain atexit would run after the join and never be reached.
+_register = getattr(threading, "_register_atexit", None)
+if _register is not None:
+    _register(_close_at_exit)
+atexit.register(_close_at_exit)
 os.register_at_fork(after_in_child=_after_fork_in_child)

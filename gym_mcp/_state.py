@@ -185,6 +185,13 @@ class SQLiteState(StateBackend):
         target = str(self.path) if self.path is not None else ":memory:"
         # check_same_thread=False: an in-process server runs its tools in worker threads.
         self._conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
+        if self.path is not None:
+            # This connection only snapshots and restores a private working copy: skip the fsyncs
+            # and the on-disk rollback journal of each restore (5 ms -> 1 ms for 10k rows). The
+            # server's own connections keep SQLite's defaults.
+            self._conn.execute("PRAGMA synchronous=OFF")
+            self._conn.execute("PRAGMA journal_mode=MEMORY")
+        self._fingerprints: dict[str, str] = {}
         self._lock = threading.RLock()
         self._schema_cache: dict[str, tuple[list[str], list[str]]] | None = None
 
@@ -237,9 +244,15 @@ class SQLiteState(StateBackend):
             return self._fingerprint(self._conn)
 
     def fingerprint_of(self, snapshot: Snapshot) -> str:
-        """Fingerprint of a snapshot without touching the live database."""
-        with self._opened(snapshot) as conn:
-            return self._fingerprint(conn)
+        """Fingerprint of a snapshot without touching the live database (cached by digest)."""
+        cached = self._fingerprints.get(snapshot.digest)
+        if cached is None:
+            with self._opened(snapshot) as conn:
+                cached = self._fingerprint(conn)
+            if len(self._fingerprints) > 256:
+                self._fingerprints.clear()
+            self._fingerprints[snapshot.digest] = cached
+        return cached
 
     def diff(self, a: Snapshot, b: Snapshot) -> StateDiff:
         """Rows added, removed and changed per table, matched by primary key."""

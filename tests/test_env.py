@@ -387,3 +387,26 @@ def test_snapshot_exactness_on_bundled_servers() -> None:
             assert env.state.snapshot().digest == digest0
         env.close()
     assert changed >= 100  # most episodes really changed the state (124 of 200 with this seed)
+
+
+def test_sync_api_from_threads_and_from_inside_a_running_loop() -> None:
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    def episode(account: str) -> str:
+        env = MCPEnv("banking")
+        try:
+            env.reset(seed=0)
+            obs, *_ = env.step({"name": "get_balance", "arguments": {"account_id": account}})
+            return str(json.loads(obs)["account_id"])
+        finally:
+            env.close()
+
+    accounts = [f"ACC-10{i:02d}" for i in range(1, 9)]
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(episode, accounts)) == accounts
+
+    async def notebook_cell() -> str:  # a thread that already runs an event loop (Jupyter, async apps)
+        return episode("ACC-1009")
+
+    assert asyncio.run(notebook_cell()) == "ACC-1009"
