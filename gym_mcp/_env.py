@@ -389,7 +389,7 @@ class AsyncMCPEnv:
         if problem:
             return self._invalid(call, f"{call.name}: {problem}")
         self.counters["num_calls"] += 1
-        await self._check_server()
+        # call_tool restarts a dead server first; _sync_restarts counts it for this episode.
         result = await self._require_live().connection.call_tool(call.name, call.arguments)
         self._sync_restarts()
         output = self._clip_output(result.text)
