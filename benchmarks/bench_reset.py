@@ -135,9 +135,7 @@ def cold_start(launch: Launch) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = base_parser(DESCRIPTION, repeats=8, quick_repeats=MIN_RESPAWNS)
-    parser.add_argument(
-        "--rows", type=int, default=10_000, help="least rows in the large state (default 10000)"
-    )
+    parser.add_argument("--rows", type=int, default=10_000, help="least rows in the large state (default 10000)")
     args = parser.parse_args(argv)
     repeats = args.repeats or (MIN_RESPAWNS if args.quick else 8)
     if repeats < MIN_RESPAWNS:

@@ -125,9 +125,7 @@ def build_rig(transport: str, workdir: Path) -> Rig:
         state = SQLiteState(workdir / f"raw-{transport}.db", volatile=source.kit.volatile_columns)
         state.restore(base)
         if transport == "stdio":
-            target = StdioServerParameters(
-                command=sys.executable, args=["-m", SERVER_MODULE, "--db", state.url]
-            )
+            target = StdioServerParameters(command=sys.executable, args=["-m", SERVER_MODULE, "--db", state.url])
         else:
             port = free_port()
             proc = spawn_http_server(state.url, port, workdir / "raw-http.stderr")
@@ -295,9 +293,7 @@ def profile_core_steps(rig: Rig, steps: int, top: int) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = base_parser(DESCRIPTION, repeats=12, quick_repeats=3)
-    parser.add_argument(
-        "--batch", type=int, default=None, help="calls per batch (default 30; 10 with --quick)"
-    )
+    parser.add_argument("--batch", type=int, default=None, help="calls per batch (default 30; 10 with --quick)")
     parser.add_argument(
         "--transports", default=",".join(TRANSPORTS), help="comma-separated subset of inprocess,stdio,http"
     )
@@ -370,13 +366,10 @@ def report(rigs: list[Rig], repeats: int, batch: int, *, reset_each_round: bool)
         stats = {k: summarize(v) for k, v in rig.samples.items()}
         raw_a = stats[RAW_A]["median_ms"]
         rows = [
-            [k, s["median_ms"], s["p10_ms"], s["p90_ms"], s["median_ms"] / raw_a, int(s["n"])]
-            for k, s in stats.items()
+            [k, s["median_ms"], s["p10_ms"], s["p90_ms"], s["median_ms"] / raw_a, int(s["n"])] for k, s in stats.items()
         ]
         print()
-        print(
-            table(["measurement", "median", "p10", "p90", "/ raw (a)", "n"], rows, title=f"[{rig.transport}]")
-        )
+        print(table(["measurement", "median", "p10", "p90", "/ raw (a)", "n"], rows, title=f"[{rig.transport}]"))
         env_rounds = rig.round_medians[ENV]
         per_round = [e / a for e, a in zip(env_rounds, rig.round_medians[RAW_A], strict=True)]
         m = {k: s["median_ms"] for k, s in stats.items()}
@@ -495,11 +488,7 @@ def print_profile(profile: dict[str, Any]) -> None:
         f"{profile['gc_collections']} GC collections, {profile['gc_pause_us_per_step']:.0f} us/step, "
         "charged to the function that was allocating"
     )
-    print(
-        table(
-            ["gym_mcp function", "ncalls", "self us/step", "cum us/step", "self % of step"], rows, title=title
-        )
-    )
+    print(table(["gym_mcp function", "ncalls", "self us/step", "cum us/step", "self % of step"], rows, title=title))
 
 
 if __name__ == "__main__":

@@ -15,36 +15,54 @@ import gymnasium as gym
 
 from gym_mcp._connection import Launch, LiveConnection, ToolResult, free_port
 from gym_mcp._env import AsyncMCPEnv, EnvConfig, EpisodeSnapshot, MCPEnv
+from gym_mcp._external import ComposedSource, ExternalSource, NullState
 from gym_mcp._live import BundledSource, LiveServer, ServerPool, ServerSource, get_pool
 from gym_mcp._spaces import UnicodeText
-from gym_mcp._state import DirectoryState, GroupDiff, Snapshot, SQLiteState, StateBackend, StateDiff
+from gym_mcp._state import (
+    CompositeState,
+    DirectoryState,
+    GroupDiff,
+    JSONFileState,
+    Snapshot,
+    SQLiteState,
+    StateBackend,
+    StateDiff,
+)
 from gym_mcp.errors import GymMCPError
 from gym_mcp.parsing import ParsedAction, ToolCall
 from gym_mcp.rewards import CallRecord, Episode, RewardFn, state_match
+from gym_mcp.spec import ServerSpec, load_spec, make_external_env
 from gym_mcp.tasks import Task, load_tasks, save_tasks
 
 __version__ = "0.1.0"
 
 __all__ = [
     "ENV_IDS",
+    "EXTERNAL_ID",
     "AsyncMCPEnv",
     "BundledSource",
     "CallRecord",
+    "ComposedSource",
+    "CompositeState",
     "DirectoryState",
     "EnvConfig",
     "Episode",
     "EpisodeSnapshot",
+    "ExternalSource",
     "GroupDiff",
     "GymMCPError",
+    "JSONFileState",
     "Launch",
     "LiveConnection",
     "LiveServer",
     "MCPEnv",
+    "NullState",
     "ParsedAction",
     "RewardFn",
     "SQLiteState",
     "ServerPool",
     "ServerSource",
+    "ServerSpec",
     "Snapshot",
     "StateBackend",
     "StateDiff",
@@ -56,7 +74,9 @@ __all__ = [
     "env_id",
     "free_port",
     "get_pool",
+    "load_spec",
     "load_tasks",
+    "make_external_env",
     "save_tasks",
     "state_match",
 ]
@@ -69,6 +89,7 @@ def env_id(server: str) -> str:
 
 def _register() -> list[str]:
     from gym_mcp.servers import BUNDLED
+    from gym_mcp.spec import env_name, saved_specs
 
     ids = []
     for name in BUNDLED:
@@ -76,7 +97,17 @@ def _register() -> list[str]:
         if eid not in gym.registry:
             gym.register(id=eid, entry_point="gym_mcp._env:MCPEnv", kwargs={"server": name})
         ids.append(eid)
+    if EXTERNAL_ID not in gym.registry:
+        gym.register(id=EXTERNAL_ID, entry_point="gym_mcp.spec:make_external_env")
+    for name, path in saved_specs().items():  # specs saved with `gym-mcp envs add`
+        eid = env_name(name)
+        if eid not in gym.registry:
+            gym.register(id=eid, entry_point="gym_mcp.spec:make_external_env", kwargs={"spec": str(path)})
     return ids
+
+
+EXTERNAL_ID = "gym_mcp/External-v0"
+"""Id of the generic environment over any MCP server (``command=``, ``url=``, ``spec=``, ``servers=``)."""
 
 
 ENV_IDS: list[str] = _register()

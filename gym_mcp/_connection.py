@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,6 +94,10 @@ class ToolResult:
     is_error: bool = False
     timed_out: bool = False
     crashed: bool = False
+
+
+OPEN_CONNECTIONS: weakref.WeakSet[LiveConnection] = weakref.WeakSet()
+"""Connections started and not yet closed (closed at interpreter exit)."""
 
 
 def free_port() -> int:
@@ -260,6 +265,7 @@ class LiveConnection:
         self._url: str | None = None
         self._stderr_path = launch.stderr_path
         self._closed = False
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -296,6 +302,8 @@ class LiveConnection:
         """
         if self._closed:
             raise ServerStartError(f"{self.launch.name}: connection is closed")
+        self._loop = asyncio.get_running_loop()
+        OPEN_CONNECTIONS.add(self)
         target = await self._prepare_target()
         self._stop = asyncio.Event()
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -458,7 +466,13 @@ class LiveConnection:
     async def close(self) -> None:
         """Close the session and stop the server process we run."""
         self._closed = True
+        OPEN_CONNECTIONS.discard(self)
         await self._teardown()
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The event loop the connection was started on."""
+        return self._loop
 
     def kill(self) -> None:
         """SIGKILL the server process (for fault-injection tests)."""
@@ -482,9 +496,7 @@ class LiveConnection:
             if not cursor:
                 return tools
 
-    async def call_tool(
-        self, name: str, arguments: Mapping[str, Any], *, timeout: float | None = None
-    ) -> ToolResult:
+    async def call_tool(self, name: str, arguments: Mapping[str, Any], *, timeout: float | None = None) -> ToolResult:
         """Call a tool. Never raises for what the server does: errors come back as results.
 
         A call past its timeout returns a timeout result, and a server process we run is then
@@ -503,13 +515,9 @@ class LiveConnection:
             with anyio.fail_after(limit):
                 result = await client.call_tool(name, dict(arguments), read_timeout_seconds=limit)
         except TimeoutError:
-            if self.launch.transport != "inprocess" and (
-                self._transport is not None or self._popen is not None
-            ):
+            if self.launch.transport != "inprocess" and (self._transport is not None or self._popen is not None):
                 await self.restart()
-            return ToolResult(
-                f"Error: tool {name!r} timed out after {limit:g}s", is_error=True, timed_out=True
-            )
+            return ToolResult(f"Error: tool {name!r} timed out after {limit:g}s", is_error=True, timed_out=True)
         except Exception as exc:
             if self.connected and self.process_alive():
                 return ToolResult(f"Error: {_describe(exc)}", is_error=True)

@@ -11,13 +11,14 @@ from __future__ import annotations
 import copy
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
 from gymnasium.utils import seeding
+from mcp.types import Tool
 
 from gym_mcp._live import BundledSource, LiveServer, ServerPool, ServerSource, Transport, get_pool
 from gym_mcp._runner import run_sync
@@ -117,6 +118,8 @@ class AsyncMCPEnv:
         parser: Reads tool calls from text actions (default: `auto_parser`).
         config: Limits and timeouts.
         pool: Pool of warm servers (default: the running loop's).
+        hide_tools: Tools the agent never sees nor can call (names as the server lists them).
+        rename_tools: ``{server name: name the agent sees}``, e.g. to resolve a clash.
     """
 
     def __init__(
@@ -128,8 +131,12 @@ class AsyncMCPEnv:
         parser: Parser | None = None,
         config: EnvConfig | None = None,
         pool: ServerPool | None = None,
+        hide_tools: Iterable[str] = (),
+        rename_tools: Mapping[str, str] | None = None,
     ) -> None:
         self.source = source
+        self.hide_tools = frozenset(hide_tools)
+        self.rename_tools = dict(rename_tools or {})
         self.tasks = _coerce_tasks(tasks, source.name)
         self._task_index = {t.id: t for t in self.tasks}
         self.reward_fn: RewardFn = reward or state_match
@@ -138,7 +145,8 @@ class AsyncMCPEnv:
         self._pool = pool
         self.live: LiveServer | None = None
         self.np_random: np.random.Generator = seeding.np_random(None)[0]
-        self._tools_by_name: dict[str, Any] = {}
+        self._tools_by_name: dict[str, Tool] = {}
+        self._route: dict[str, str] = {}
         self._openai_tools: list[dict[str, Any]] = []
         self._reset_episode(self.tasks[0])
         self._restarts_seen = 0
@@ -180,23 +188,44 @@ class AsyncMCPEnv:
         if self.live is None or self.live.closed:
             pool = self._pool or get_pool()
             self.live = await pool.acquire(self.source, call_timeout=self.config.call_timeout)
-            self._restarts_seen = self.live.connection.restarts
-            self._tools_by_name = {t.name: t for t in self.live.tools}
-            self._openai_tools = openai_tools(self.live.tools)
+            self._restarts_seen = self.live.restarts
+            self._tools_by_name, self._route = self._tool_view(self.live.tools)
+            self._openai_tools = openai_tools(list(self._tools_by_name.values()))
         return self.live
+
+    def _tool_view(self, tools: list[Tool]) -> tuple[dict[str, Tool], dict[str, str]]:
+        """The tools as the agent sees them (hidden ones dropped, renamed ones renamed)."""
+        names = {t.name for t in tools}
+        unknown = sorted((self.hide_tools | set(self.rename_tools)) - names)
+        if unknown:
+            raise ConfigError(
+                f"{self.source.name}: cannot hide or rename unknown tool(s) {', '.join(unknown)}; "
+                f"the server lists: {', '.join(sorted(names))}"
+            )
+        view: dict[str, Tool] = {}
+        route: dict[str, str] = {}
+        for tool in tools:
+            if tool.name in self.hide_tools:
+                continue
+            exposed = self.rename_tools.get(tool.name, tool.name)
+            if exposed in view:
+                raise ConfigError(f"{self.source.name}: two tools would be called {exposed!r}; rename one")
+            view[exposed] = tool if exposed == tool.name else tool.model_copy(update={"name": exposed})
+            route[exposed] = tool.name
+        return view, route
 
     async def _check_server(self) -> None:
         """Restart a dead server before the next call and count restarts in this episode."""
         live = self._require_live()
-        await live.connection.ensure_alive()
+        await live.ensure_alive()
         self._sync_restarts()
 
     def _sync_restarts(self) -> None:
         live = self._require_live()
-        new = live.connection.restarts - self._restarts_seen
+        new = live.restarts - self._restarts_seen
         if new > 0:
             self.counters["server_restarts"] += new
-            self._restarts_seen = live.connection.restarts
+            self._restarts_seen = live.restarts
 
     def info(self) -> dict[str, Any]:
         """What `reset` and `step` return as ``info``."""
@@ -327,9 +356,7 @@ class AsyncMCPEnv:
             if size > self.config.max_action_chars:
                 return self._too_long(size)
             return calls_from_structured(action)
-        return ParsedAction(
-            errors=(f"unsupported action type {type(action).__name__}; send text or a tool-call dict",)
-        )
+        return ParsedAction(errors=(f"unsupported action type {type(action).__name__}; send text or a tool-call dict",))
 
     def _too_long(self, size: int) -> ParsedAction:
         limit = self.config.max_action_chars
@@ -390,7 +417,7 @@ class AsyncMCPEnv:
             return self._invalid(call, f"{call.name}: {problem}")
         self.counters["num_calls"] += 1
         # call_tool restarts a dead server first; _sync_restarts counts it for this episode.
-        result = await self._require_live().connection.call_tool(call.name, call.arguments)
+        result = await self._require_live().call_tool(self._route[call.name], call.arguments)
         self._sync_restarts()
         output = self._clip_output(result.text)
         if result.timed_out:
@@ -471,6 +498,8 @@ class AsyncMCPEnv:
             parser=self.parser,
             config=self.config,
             pool=self._pool,
+            hide_tools=self.hide_tools,
+            rename_tools=self.rename_tools,
         )
 
     async def fork(self, n: int) -> list[AsyncMCPEnv]:
@@ -515,6 +544,8 @@ class MCPEnv(gym.Env[str, Any]):
         max_action_chars: Longest action accepted.
         max_observation_chars: Longest observation.
         render_mode: ``"ansi"`` to render the conversation as text.
+        hide_tools: Tools the agent never sees nor can call.
+        rename_tools: ``{server name: name the agent sees}``.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
@@ -532,11 +563,11 @@ class MCPEnv(gym.Env[str, Any]):
         max_action_chars: int = 32_000,
         max_observation_chars: int = 16_000,
         render_mode: str | None = None,
+        hide_tools: Iterable[str] = (),
+        rename_tools: Mapping[str, str] | None = None,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ConfigError(
-                f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}"
-            )
+            raise ConfigError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
         source = server if isinstance(server, ServerSource) else BundledSource(server, transport)
         config = EnvConfig(
             max_steps=max_steps,
@@ -544,7 +575,15 @@ class MCPEnv(gym.Env[str, Any]):
             max_action_chars=max_action_chars,
             max_observation_chars=max_observation_chars,
         )
-        self.core = AsyncMCPEnv(source, tasks=tasks, reward=reward, parser=parser, config=config)
+        self.core = AsyncMCPEnv(
+            source,
+            tasks=tasks,
+            reward=reward,
+            parser=parser,
+            config=config,
+            hide_tools=hide_tools,
+            rename_tools=rename_tools,
+        )
         self.render_mode = render_mode
         self.observation_space = UnicodeText(max_observation_chars)
         self.action_space = UnicodeText(max_action_chars)
@@ -560,9 +599,7 @@ class MCPEnv(gym.Env[str, Any]):
         env._np_random = core.np_random
         return env
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[str, dict[str, Any]]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         """Start an episode from the task's exact initial state (see `AsyncMCPEnv.reset`)."""
         super().reset(seed=seed)
         return run_sync(self.core.reset(options=options, rng=self.np_random))
@@ -579,9 +616,7 @@ class MCPEnv(gym.Env[str, Any]):
         for m in self.core.messages:
             content = m.get("content") or ""
             if m.get("tool_calls"):
-                calls = ", ".join(
-                    f"{c['function']['name']}({c['function']['arguments']})" for c in m["tool_calls"]
-                )
+                calls = ", ".join(f"{c['function']['name']}({c['function']['arguments']})" for c in m["tool_calls"])
                 content = (content + " " if content else "") + f"-> {calls}"
             lines.append(f"{m['role']}: {content}")
         return "\n".join(lines)

@@ -26,45 +26,121 @@ from typing import Literal
 
 from mcp.types import Tool
 
-from gym_mcp._connection import Launch, LiveConnection
+from gym_mcp._connection import OPEN_CONNECTIONS, Launch, LiveConnection, ToolResult
 from gym_mcp._runner import add_exit_hook
 from gym_mcp._state import Snapshot, SQLiteState, StateBackend
 from gym_mcp.errors import ConfigError
 from gym_mcp.servers.kit import ServerKit
 
-__all__ = ["BundledSource", "LiveServer", "ServerPool", "ServerSource", "get_pool"]
+__all__ = ["BundledSource", "LivePart", "LiveServer", "ServerPool", "ServerSource", "get_pool"]
 
 Transport = Literal["inprocess", "stdio", "http"]
 TRANSPORTS: tuple[Transport, ...] = ("inprocess", "stdio", "http")
 
 
 @dataclass
-class LiveServer:
-    """A running server and the state it works on.
+class LivePart:
+    """One running server inside a `LiveServer`.
 
     Attributes:
-        connection: The live MCP connection.
-        state: The state backend (snapshot / restore / fingerprint).
-        tools: The server's tools as listed at start.
-        workdir: A private directory for its files (removed when it closes).
+        name: The part's name (the tool namespace when several servers are composed).
+        connection: Its live MCP connection.
+        tools: Its tools as listed at start (the server's own names).
     """
 
+    name: str
     connection: LiveConnection
-    state: StateBackend
     tools: list[Tool]
+
+
+@dataclass
+class LiveServer:
+    """Running server(s) and the state they work on.
+
+    Usually one server; a composed environment holds several, whose tools are then exposed as
+    ``part.tool`` (see `ComposedSource`).
+
+    Attributes:
+        parts: The running servers.
+        state: The state backend (snapshot / restore / fingerprint) of all parts together.
+        key: Pool key of the source that launched it.
+        workdir: A private directory for its files (removed when it closes).
+        namespaced: True when tools are exposed as ``part.tool``.
+        extra_workdirs: More private directories to remove at close (composed servers).
+    """
+
+    parts: list[LivePart]
+    state: StateBackend
     key: Hashable
     workdir: Path | None = None
+    namespaced: bool = False
+    extra_workdirs: list[Path] = field(default_factory=list)
     closed: bool = field(default=False)
+    _routes: dict[str, tuple[LivePart, str]] = field(default_factory=dict, repr=False)
+    _tools: list[Tool] = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        for part in self.parts:
+            for tool in part.tools:
+                exposed = f"{part.name}.{tool.name}" if self.namespaced else tool.name
+                if exposed in self._routes:
+                    raise ConfigError(f"two servers expose a tool named {exposed!r}; rename or hide one")
+                self._routes[exposed] = (part, tool.name)
+                self._tools.append(tool.model_copy(update={"name": exposed}) if exposed != tool.name else tool)
+
+    @classmethod
+    def single(
+        cls,
+        connection: LiveConnection,
+        state: StateBackend,
+        tools: list[Tool],
+        key: Hashable,
+        workdir: Path | None,
+    ) -> LiveServer:
+        """A live server with one part."""
+        return cls([LivePart(connection.launch.name, connection, tools)], state, key, workdir)
+
+    @property
+    def tools(self) -> list[Tool]:
+        """All tools, under the names the agent calls them by."""
+        return list(self._tools)
+
+    @property
+    def connection(self) -> LiveConnection:
+        """The connection of the first (usually only) server."""
+        return self.parts[0].connection
+
+    @property
+    def restarts(self) -> int:
+        """Restarts of all parts so far."""
+        return sum(p.connection.restarts for p in self.parts)
+
+    @property
+    def healthy(self) -> bool:
+        """True when every part is connected and its process alive."""
+        return all(p.connection.connected and p.connection.process_alive() for p in self.parts)
+
+    async def ensure_alive(self) -> None:
+        """Restart any part whose server died."""
+        for part in self.parts:
+            await part.connection.ensure_alive()
+
+    async def call_tool(self, name: str, arguments: Mapping[str, object]) -> ToolResult:
+        """Call a tool by the name the agent uses (the caller checked that it exists)."""
+        part, real = self._routes[name]
+        return await part.connection.call_tool(real, arguments)
 
     async def close(self) -> None:
-        """Stop the server and delete its private files."""
+        """Stop the server(s) and delete private files."""
         if self.closed:
             return
         self.closed = True
-        await self.connection.close()
+        for part in self.parts:
+            await part.connection.close()
         self.state.close()
-        if self.workdir is not None:
-            shutil.rmtree(self.workdir, ignore_errors=True)
+        for workdir in [self.workdir, *self.extra_workdirs]:
+            if workdir is not None:
+                shutil.rmtree(workdir, ignore_errors=True)
 
 
 class ServerSource(ABC):
@@ -176,7 +252,7 @@ class BundledSource(ServerSource):
             if workdir is not None:
                 shutil.rmtree(workdir, ignore_errors=True)
             raise
-        return LiveServer(connection, state, tools, self.key, workdir)
+        return LiveServer.single(connection, state, tools, self.key, workdir)
 
 
 class ServerPool:
@@ -197,8 +273,9 @@ class ServerPool:
         idle = self._idle.get(source.key, [])
         while idle:
             live = idle.pop()
-            if live.connection.connected and live.connection.process_alive():
-                live.connection.call_timeout = call_timeout
+            if live.healthy:
+                for part in live.parts:
+                    part.connection.call_timeout = call_timeout
                 self.reused += 1
                 return live
             await live.close()
@@ -210,7 +287,7 @@ class ServerPool:
         if live.closed:
             return
         idle = self._idle.setdefault(live.key, [])
-        if len(idle) < self.max_idle and live.connection.connected:
+        if len(idle) < self.max_idle and live.healthy:
             idle.append(live)
         else:
             await live.close()
@@ -247,6 +324,10 @@ async def _close_pool_at_exit(loop: asyncio.AbstractEventLoop) -> None:
     pool = _pools.get(loop)
     if pool is not None:
         await pool.close()
+    for connection in list(OPEN_CONNECTIONS):  # servers of environments never closed
+        if connection.loop is loop:
+            with contextlib.suppress(Exception):
+                await connection.close()
 
 
 def _after_fork_in_child() -> None:

@@ -132,9 +132,7 @@ def _check_object(
             return f"unknown argument(s) {', '.join(repr(u) for u in unknown)}; expected: {expected}"
     for key, sub in props.items():
         if key in value and isinstance(sub, Mapping):
-            err = _check_value(
-                value[key], sub, root, f"argument {key!r}" if where == "arguments" else f"{where}.{key}"
-            )
+            err = _check_value(value[key], sub, root, f"argument {key!r}" if where == "arguments" else f"{where}.{key}")
             if err:
                 return err
     return None

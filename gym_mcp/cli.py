@@ -4,6 +4,7 @@
 
     gym-mcp servers list                                  bundled servers and their tool counts
     gym-mcp serve banking --transport http --port 8000    a live server for any MCP client
+    gym-mcp envs add spec.toml                            check and save a third-party server spec
     gym-mcp demo --server banking --episodes 3            a scripted agent plays a few episodes
 
 A bad argument gets one line on stderr saying what is wrong, and exit status 2.
@@ -14,9 +15,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-from gym_mcp.errors import GymMCPError
+from gym_mcp.errors import ConfigError, GymMCPError
+
+if TYPE_CHECKING:
+    from gym_mcp.spec import ServerSpec
 
 __all__ = ["main"]
 
@@ -43,10 +47,17 @@ def _build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio", help="MCP transport")
     serve.add_argument("--host", default="127.0.0.1", help="HTTP interface to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=_port, default=8000, help="HTTP port (default 8000)")
-    serve.add_argument(
-        "--db", default=None, help="SQLAlchemy database URL (default: a file named after the server)"
-    )
+    serve.add_argument("--db", default=None, help="SQLAlchemy database URL (default: a file named after the server)")
     serve.add_argument("--seed", type=int, default=0, help="seed of the generated data for a new database")
+
+    envs = sub.add_parser("envs", help="environments over third-party servers, from spec files")
+    envs_sub = envs.add_subparsers(dest="envs_command", required=True, parser_class=_Parser)
+    add = envs_sub.add_parser("add", help="check a spec file (starts the server once) and save it")
+    add.add_argument("spec", help="a .toml, .json or .yaml server spec")
+    add.add_argument("--force", action="store_true", help="replace a saved spec of the same name")
+    envs_sub.add_parser("list", help="saved specs and their environment ids")
+    remove = envs_sub.add_parser("remove", help="forget a saved spec")
+    remove.add_argument("name", help="server name of the saved spec")
 
     demo = sub.add_parser("demo", help="a scripted agent plays episodes of a bundled environment")
     demo.add_argument("--server", choices=sorted(BUNDLED), default="banking", help="bundled server")
@@ -92,6 +103,54 @@ def _servers_list() -> int:
     return 0
 
 
+def _envs(args: argparse.Namespace) -> int:
+    import json
+
+    from gym_mcp.spec import env_name, load_spec, saved_specs, specs_dir
+
+    if args.envs_command == "list":
+        specs = saved_specs()
+        if not specs:
+            print(f"no saved specs (in {specs_dir()}); add one with: gym-mcp envs add SPEC")
+        for name, path in specs.items():
+            print(f"{name:<20} {env_name(name):<32} {path}")
+        return 0
+    if args.envs_command == "remove":
+        saved = saved_specs().get(args.name)
+        if saved is None:
+            raise ConfigError(f"no saved spec named {args.name!r}")
+        saved.unlink()
+        print(f"removed {args.name}")
+        return 0
+    spec = load_spec(args.spec)
+    target = specs_dir() / f"{spec.name}.json"
+    if target.exists() and not args.force:
+        raise ConfigError(f"a spec named {spec.name!r} is already saved ({target}); use --force to replace it")
+    tools = _probe(spec)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(spec.to_dict(), indent=2) + "\n")
+    print(f"saved {spec.name}: {len(tools)} tools; gym.make({env_name(spec.name)!r}) after `import gym_mcp`")
+    return 0
+
+
+def _probe(spec: ServerSpec) -> list[str]:
+    """Start the spec's server once on a copy of its state and list its tools."""
+    from gym_mcp._runner import run_sync
+
+    async def go() -> list[str]:
+        live = await spec.source().launch(call_timeout=30.0)
+        try:
+            return [t.name for t in live.tools]
+        finally:
+            await live.close()
+
+    tools = run_sync(go())
+    missing = sorted((set(spec.hide_tools) | set(spec.rename_tools)) - set(tools))
+    if missing:
+        raise ConfigError(f"{spec.name}: tools to hide or rename are not offered by the server: {', '.join(missing)}")
+    return tools
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line.
 
@@ -111,6 +170,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return get_kit(args.name).serve(
                 transport=args.transport, db=args.db, seed=args.seed, host=args.host, port=args.port
             )
+        if args.command == "envs":
+            return _envs(args)
         if args.command == "demo":
             from gym_mcp.demo import run_demo
 

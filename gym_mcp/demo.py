@@ -144,9 +144,7 @@ def _calendar() -> list[DemoTask]:
     }
 
     def schedule() -> Generator[str, str, None]:
-        obs = yield _call(
-            "find_free_slot", person_ids=["PER-1001", "PER-1002"], date="2026-01-20", duration_minutes=60
-        )
+        obs = yield _call("find_free_slot", person_ids=["PER-1001", "PER-1002"], date="2026-01-20", duration_minutes=60)
         slot = json.loads(obs)
         start = slot.get("start") or slot.get("slot", {}).get("start")
         end = slot.get("end") or slot.get("slot", {}).get("end")
@@ -247,11 +245,7 @@ def _play(env: gym.Env[str, Any], task: Task, agent: Script) -> Iterator[str]:
     action = next(script)
     while True:
         obs, reward, terminated, truncated, info = env.step(action)
-        shown = (
-            action
-            if "<tool_call>" not in action
-            else action.replace("<tool_call>", "").replace("</tool_call>", "")
-        )
+        shown = action if "<tool_call>" not in action else action.replace("<tool_call>", "").replace("</tool_call>", "")
         yield f"  agent: {_short(shown)}"
         if terminated or truncated:
             counts = ", ".join(f"{k}={info[k]}" for k in ("num_calls", "invalid_calls", "tool_errors"))

@@ -152,9 +152,7 @@ def _looks_like_call(obj: Any) -> bool:
     if isinstance(obj, Mapping):
         return "tool_calls" in obj or ("name" in obj and ("arguments" in obj or "parameters" in obj))
     if isinstance(obj, list):
-        return bool(obj) and all(
-            _looks_like_call(o) or (isinstance(o, Mapping) and "function" in o) for o in obj
-        )
+        return bool(obj) and all(_looks_like_call(o) or (isinstance(o, Mapping) and "function" in o) for o in obj)
     return False
 
 

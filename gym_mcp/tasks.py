@@ -84,14 +84,10 @@ class Task:
                 raise TaskError(f"task field {name!r} must be a non-empty string")
         calls = data.get("reference_calls", ())
         if not isinstance(calls, list | tuple) or not all(
-            isinstance(c, Mapping)
-            and isinstance(c.get("name"), str)
-            and isinstance(c.get("arguments", {}), Mapping)
+            isinstance(c, Mapping) and isinstance(c.get("name"), str) and isinstance(c.get("arguments", {}), Mapping)
             for c in calls
         ):
-            raise TaskError(
-                f"task {data['id']!r}: reference_calls must be a list of {{name, arguments}} objects"
-            )
+            raise TaskError(f"task {data['id']!r}: reference_calls must be a list of {{name, arguments}} objects")
         initial = data.get("initial_state", {"seed": 0})
         if not isinstance(initial, Mapping):
             raise TaskError(f"task {data['id']!r}: initial_state must be an object")
@@ -101,9 +97,7 @@ class Task:
         if budget is not None and (not isinstance(budget, int) or budget < 0):
             raise TaskError(f"task {data['id']!r}: call_budget must be a non-negative integer")
         kwargs = dict(data)
-        kwargs["reference_calls"] = tuple(
-            {"name": c["name"], "arguments": dict(c.get("arguments", {}))} for c in calls
-        )
+        kwargs["reference_calls"] = tuple({"name": c["name"], "arguments": dict(c.get("arguments", {}))} for c in calls)
         return cls(**kwargs)
 
 

@@ -324,9 +324,7 @@ class ServerKit:
         parser = argparse.ArgumentParser(prog=f"gym-mcp serve {self.name}", description=self.instructions)
         add_serve_arguments(parser)
         args = parser.parse_args(argv)
-        return self.serve(
-            transport=args.transport, db=args.db, seed=args.seed, host=args.host, port=args.port
-        )
+        return self.serve(transport=args.transport, db=args.db, seed=args.seed, host=args.host, port=args.port)
 
     def serve(
         self,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sqlite3
 from typing import Any
 
@@ -60,3 +61,20 @@ class LiveServer:
                 return [t.name for t in (await client.list_tools()).tools]
 
         return asyncio.run(go())
+
+
+def child_pids() -> set[int]:
+    """Pids of this process's live (non-zombie) children, read from /proc."""
+    me = str(os.getpid())
+    out = set()
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[1] == me and fields[0] != "Z":
+            out.add(int(pid))
+    return out

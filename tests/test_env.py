@@ -148,9 +148,7 @@ def test_max_steps_truncates() -> None:
 
 def _deposit_task() -> Task:
     """A task whose expected fingerprint comes from really running its reference calls."""
-    calls = [
-        {"name": "deposit", "arguments": {"account_id": "ACC-1001", "amount": 25.0, "description": "gift"}}
-    ]
+    calls = [{"name": "deposit", "arguments": {"account_id": "ACC-1001", "amount": 25.0, "description": "gift"}}]
     env = MCPEnv("banking")
     env.reset(seed=0)
     for c in calls:
@@ -182,9 +180,7 @@ def test_default_reward_is_final_state_match(tmp_path: pytest.TempPathFactory) -
     assert info["state_match"] is True
     # wrong amount
     env.reset(seed=1)
-    env.step(
-        {"name": "deposit", "arguments": {"account_id": "ACC-1001", "amount": 26.0, "description": "gift"}}
-    )
+    env.step({"name": "deposit", "arguments": {"account_id": "ACC-1001", "amount": 26.0, "description": "gift"}})
     _, reward, *_ = env.step("Done.")
     assert reward == 0.0
     # doing nothing

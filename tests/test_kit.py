@@ -56,9 +56,7 @@ def test_failed_write_rolls_back() -> None:
 def test_no_tool_can_reach_snapshots() -> None:
     for name in BUNDLED:
         names = set(get_kit(name).tools)
-        assert not {n for n in names if any(w in n for w in ("snapshot", "restore", "fingerprint", "sql"))}, (
-            name
-        )
+        assert not {n for n in names if any(w in n for w in ("snapshot", "restore", "fingerprint", "sql"))}, name
 
 
 def test_database_url_from_environment_variable(tmp_path: Path) -> None:

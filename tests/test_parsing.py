@@ -32,9 +32,7 @@ def test_hermes_unclosed_tag_still_parses() -> None:
 
 def test_bare_json_call_list_and_fence() -> None:
     assert [c.name for c in json_parser('{"name": "a", "arguments": {"k": 1}}').calls] == ["a"]
-    assert [
-        c.name for c in json_parser('[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {}}]').calls
-    ] == [
+    assert [c.name for c in json_parser('[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {}}]').calls] == [
         "a",
         "b",
     ]

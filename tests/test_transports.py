@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 import time
 
@@ -12,6 +11,7 @@ import pytest
 from gym_mcp import AsyncMCPEnv, EnvConfig, Launch, LiveConnection, MCPEnv, ServerPool
 from gym_mcp.errors import ServerStartError
 from tests.conftest import TRANSPORTS, counter_source
+from tests.helpers import child_pids
 
 EPISODE = [
     {"name": "get_balance", "arguments": {"account_id": "ACC-1001"}},
@@ -66,9 +66,7 @@ def test_server_killed_mid_episode_is_restarted_with_its_state(transport: str) -
         deadline = time.monotonic() + 5
         while connection.process_alive() and time.monotonic() < deadline:
             time.sleep(0.02)
-        obs, _, terminated, _, info = env.step(
-            {"name": "get_balance", "arguments": {"account_id": "ACC-1001"}}
-        )
+        obs, _, terminated, _, info = env.step({"name": "get_balance", "arguments": {"account_id": "ACC-1001"}})
         assert not obs.startswith("Error"), obs
         assert not terminated
         assert info["server_restarts"] == 1
@@ -142,22 +140,6 @@ def test_eight_parallel_envs_stay_isolated() -> None:
         assert notes.changed == ()
 
 
-def _children() -> set[int]:
-    me = str(os.getpid())
-    out = set()
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[1] == me and fields[0] != "Z":
-            out.add(int(pid))
-    return out
-
-
 @pytest.mark.parametrize(
     ("launch", "expect"),
     [
@@ -180,7 +162,7 @@ def _children() -> set[int]:
     ],
 )
 def test_bad_launches_fail_clearly_without_orphans(launch: Launch, expect: str) -> None:
-    before = _children()
+    before = child_pids()
 
     async def go() -> None:
         conn = LiveConnection(launch, startup_timeout=10)
@@ -191,4 +173,4 @@ def test_bad_launches_fail_clearly_without_orphans(launch: Launch, expect: str) 
     assert launch.name in str(err.value)
     assert expect in str(err.value)
     time.sleep(0.2)
-    assert _children() - before == set()
+    assert child_pids() - before == set()

@@ -85,9 +85,7 @@ def _to_cents(amount: float, field: str = "amount") -> int:
     except InvalidOperation:
         raise ToolError(f"{field} must be a number of dollars, e.g. 25.50") from None
     if exact <= 0:
-        raise ToolError(
-            f"{field} must be greater than 0, got {amount}; pass a positive dollar amount, e.g. 25.50"
-        )
+        raise ToolError(f"{field} must be greater than 0, got {amount}; pass a positive dollar amount, e.g. 25.50")
     if exact != exact.quantize(Decimal("0.01")):
         raise ToolError(f"{field} {amount} has more than 2 decimals; round it to cents, e.g. 25.50")
     cents = int(exact * 100)
@@ -367,9 +365,7 @@ def get_customer(db: Session, customer_id: str) -> dict[str, Any]:
     accounts = db.scalars(select(Account).where(Account.customer_id == customer.id).order_by(Account.id))
     payees = db.scalar(select(func.count()).select_from(Payee).where(Payee.customer_id == customer.id))
     cards = db.scalar(
-        select(func.count())
-        .select_from(Card)
-        .where(Card.customer_id == customer.id, Card.status != "cancelled")
+        select(func.count()).select_from(Card).where(Card.customer_id == customer.id, Card.status != "cancelled")
     )
     return {
         "customer_id": customer.id,
@@ -491,9 +487,7 @@ def list_transactions(
         stmt = stmt.where(Transaction.posted_on >= start)
     if end:
         stmt = stmt.where(Transaction.posted_on <= end)
-    rows = list(
-        db.scalars(stmt.order_by(Transaction.posted_on.desc(), Transaction.id.desc()).limit(limit + 1))
-    )
+    rows = list(db.scalars(stmt.order_by(Transaction.posted_on.desc(), Transaction.id.desc()).limit(limit + 1)))
     return {
         "account_id": account.id,
         "transactions": [_txn_view(t) for t in rows[:limit]],
@@ -589,8 +583,7 @@ def transfer_funds(
     target = _account(db, to_account_id)
     if source.id == target.id:
         raise ToolError(
-            f"from_account_id and to_account_id are both {source.id}; a transfer needs two different "
-            "accounts."
+            f"from_account_id and to_account_id are both {source.id}; a transfer needs two different accounts."
         )
     cents = _to_cents(amount)
     if target.customer_id != source.customer_id:
@@ -668,9 +661,7 @@ def add_payee(
                 "Use transfer_funds to move money between them."
             )
         if target.status == "closed":
-            raise ToolError(
-                f"{target.id} is closed and cannot receive payments; ask for another account number."
-            )
+            raise ToolError(f"{target.id} is closed and cannot receive payments; ask for another account number.")
         bank = BANK_NAME
     else:
         number = re.sub(r"[\s-]", "", number)
@@ -681,17 +672,13 @@ def add_payee(
             )
         bank = (bank_name or "").strip()
         if not bank:
-            raise ToolError(
-                "bank_name is required for an account at another bank, e.g. 'First National Bank'."
-            )
+            raise ToolError("bank_name is required for an account at another bank, e.g. 'First National Bank'.")
         if bank.lower() == BANK_NAME.lower():
             raise ToolError(
                 f"Accounts at {BANK_NAME} are identified by their account id (like 'ACC-1042'), not digits; "
                 "pass that id as account_number."
             )
-    existing = db.scalar(
-        select(Payee).where(Payee.customer_id == customer.id, Payee.account_number == number)
-    )
+    existing = db.scalar(select(Payee).where(Payee.customer_id == customer.id, Payee.account_number == number))
     if existing is not None:
         raise ToolError(
             f"{customer.id} already has payee {existing.id} ({existing.name}) with account number {number}; "
@@ -723,9 +710,7 @@ def remove_payee(db: Session, payee_id: str) -> dict[str, Any]:
 
 
 @kit.tool(write=True)
-def pay_payee(
-    db: Session, from_account_id: str, payee_id: str, amount: float, memo: str = ""
-) -> dict[str, Any]:
+def pay_payee(db: Session, from_account_id: str, payee_id: str, amount: float, memo: str = "") -> dict[str, Any]:
     """Pay one of the account owner's saved payees (a bill or a person).
 
     The account must be active with enough funds and the payee must belong to the same customer.
@@ -882,9 +867,7 @@ def set_card_limit(db: Session, card_id: str, daily_limit: float) -> dict[str, A
     """
     card = _card(db, card_id)
     if card.status == "cancelled":
-        raise ToolError(
-            f"Card {card.id} is cancelled; its limit cannot be changed. Use list_cards for active cards."
-        )
+        raise ToolError(f"Card {card.id} is cancelled; its limit cannot be changed. Use list_cards for active cards.")
     cents = _to_cents(daily_limit, "daily_limit")
     if card.type == "debit":
         low, high = DEBIT_CARD_LIMITS
@@ -894,9 +877,7 @@ def set_card_limit(db: Session, card_id: str, daily_limit: float) -> dict[str, A
         low, high = MIN_CREDIT_CARD_LIMIT, account.credit_limit_cents if account else MIN_CREDIT_CARD_LIMIT
         where = f"for this credit card (its account {card.account_id} has a {_fmt(high)} credit limit)"
     if not low <= cents <= high:
-        raise ToolError(
-            f"daily_limit {_fmt(cents)} is out of bounds: it must be {_fmt(low)} to {_fmt(high)} {where}."
-        )
+        raise ToolError(f"daily_limit {_fmt(cents)} is out of bounds: it must be {_fmt(low)} to {_fmt(high)} {where}.")
     old = card.daily_limit_cents
     card.daily_limit_cents = cents
     return {**_card_view(card), "previous_daily_limit": _money(old)}
@@ -941,9 +922,7 @@ def unfreeze_account(db: Session, account_id: str) -> dict[str, Any]:
     """
     account = _account(db, account_id)
     if account.status != "frozen":
-        raise ToolError(
-            f"Account {account.id} is {account.status}, not frozen; only frozen accounts can be unfrozen."
-        )
+        raise ToolError(f"Account {account.id} is {account.status}, not frozen; only frozen accounts can be unfrozen.")
     account.status = "active"
     account.freeze_reason = None
     return {"account_id": account.id, "status": account.status}
@@ -991,9 +970,7 @@ def close_account(db: Session, account_id: str) -> dict[str, Any]:
 
 
 @kit.tool(write=True)
-def open_account(
-    db: Session, customer_id: str, account_type: str, nickname: str | None = None
-) -> dict[str, Any]:
+def open_account(db: Session, customer_id: str, account_type: str, nickname: str | None = None) -> dict[str, Any]:
     """Open a new account with a 0.00 balance for a customer.
 
     A checking account comes with a debit card and a credit account (limit $2,000.00) with a
@@ -1017,9 +994,7 @@ def open_account(
     }[kind]
     if len(label) > 60:
         raise ToolError("nickname must be at most 60 characters")
-    held = list(
-        db.scalars(select(Account).where(Account.customer_id == customer.id, Account.status != "closed"))
-    )
+    held = list(db.scalars(select(Account).where(Account.customer_id == customer.id, Account.status != "closed")))
     if len(held) >= MAX_OPEN_ACCOUNTS:
         raise ToolError(
             f"{customer.id} already holds {len(held)} open accounts, the maximum is {MAX_OPEN_ACCOUNTS}; "
@@ -1028,8 +1003,7 @@ def open_account(
     credit = next((a for a in held if a.type == "credit"), None)
     if kind == "credit" and credit is not None:
         raise ToolError(
-            f"{customer.id} already has an open credit account ({credit.id}); only one is allowed per "
-            "customer."
+            f"{customer.id} already has an open credit account ({credit.id}); only one is allowed per customer."
         )
     account = Account(
         id=_next_id(db, Account, "ACC", 1001),

@@ -197,11 +197,7 @@ def _seed_events(db: Session, rng: random.Random, people: list[Person], rooms: l
         event.id = f"EVT-{number}"
         db.add(event)
         for person, response in invitees:
-            db.add(
-                Invitation(
-                    id=f"INV-{invitation_number}", event_id=event.id, person_id=person.id, response=response
-                )
-            )
+            db.add(Invitation(id=f"INV-{invitation_number}", event_id=event.id, person_id=person.id, response=response))
             invitation_number += 1
 
 
@@ -247,9 +243,7 @@ def _plan_event(
     headcount = 1 + sum(1 for _, r in invitees if r != "declined")
     if rng.random() < 0.85:
         fitting = [
-            r
-            for r in rooms
-            if r.capacity >= headcount and (cancelled or not _overlaps(room_busy[r.id], start, end))
+            r for r in rooms if r.capacity >= headcount and (cancelled or not _overlaps(room_busy[r.id], start, end))
         ]
         fitting.sort(key=lambda r: (r.capacity, r.id))
         if fitting:

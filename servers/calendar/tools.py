@@ -75,9 +75,7 @@ def _parse_date(value: str, field: str) -> date:
     try:
         return date.fromisoformat(value.strip())
     except (ValueError, AttributeError):
-        raise ToolError(
-            f'{field} {value!r} is not a valid date; use ISO 8601 such as "2026-01-20".'
-        ) from None
+        raise ToolError(f'{field} {value!r} is not a valid date; use ISO 8601 such as "2026-01-20".') from None
 
 
 def _date_range(start_date: str | None, end_date: str | None, *, max_days: int) -> tuple[date, date]:
@@ -130,9 +128,7 @@ def _room(db: Session, room_id: str) -> Room:
     """Load a room or explain how to find a valid id."""
     room = db.get(Room, room_id)
     if room is None:
-        raise ToolError(
-            f'Unknown room_id {room_id!r}. Room ids look like "ROOM-101"; use list_rooms to see them.'
-        )
+        raise ToolError(f'Unknown room_id {room_id!r}. Room ids look like "ROOM-101"; use list_rooms to see them.')
     return room
 
 
@@ -178,9 +174,7 @@ def _busy_events(
 ) -> list[Event]:
     """Confirmed events overlapping [start, end) that the person organises or accepted."""
     responses = ["accepted", "tentative"] if include_tentative else ["accepted"]
-    answered = select(Invitation.event_id).where(
-        Invitation.person_id == person_id, Invitation.response.in_(responses)
-    )
+    answered = select(Invitation.event_id).where(Invitation.person_id == person_id, Invitation.response.in_(responses))
     stmt = select(Event).where(
         Event.status == "confirmed",
         Event.start < end,
@@ -471,9 +465,7 @@ def search_events(
     if not text:
         raise ToolError('query is empty; pass a word from the title, e.g. "budget".')
     pattern = f"%{text}%"
-    stmt = select(Event).where(
-        or_(func.lower(Event.title).like(pattern), func.lower(Event.description).like(pattern))
-    )
+    stmt = select(Event).where(or_(func.lower(Event.title).like(pattern), func.lower(Event.description).like(pattern)))
     first = _parse_date(start_date, "start_date") if start_date else None
     last = _parse_date(end_date, "end_date") if end_date else None
     if first and last and last < first:
@@ -486,9 +478,7 @@ def search_events(
 
 
 @kit.tool(write=False)
-def list_invitations(
-    db: Session, person_id: str, response: str = "pending", limit: int = 20
-) -> list[dict[str, Any]]:
+def list_invitations(db: Session, person_id: str, response: str = "pending", limit: int = 20) -> list[dict[str, Any]]:
     """List a person's invitations to upcoming (today or later), not-cancelled events, earliest first.
 
     Use it to see what someone still has to answer. Each entry has invitation_id, response,
@@ -572,9 +562,7 @@ def check_availability(
 
 
 @kit.tool(write=False)
-def find_free_slot(
-    db: Session, person_ids: list[str], date: str, duration_minutes: int = 30
-) -> dict[str, Any]:
+def find_free_slot(db: Session, person_ids: list[str], date: str, duration_minutes: int = 30) -> dict[str, Any]:
     """Find the earliest time on a day when all the given people are free for the whole duration.
 
     Only their common working hours count (usually 09:00-17:00, Monday-Friday). A time is taken
@@ -601,8 +589,7 @@ def find_free_slot(
         raise ToolError(f"date {day.isoformat()} is in the past; today is {kit.today.isoformat()}.")
     if day.weekday() >= 5:
         raise ToolError(
-            f"date {day.isoformat()} is a {day.strftime('%A')}; working days are Monday-Friday, "
-            "pick a weekday."
+            f"date {day.isoformat()} is a {day.strftime('%A')}; working days are Monday-Friday, pick a weekday."
         )
     window_start = datetime.combine(day, max(_hm(p.work_start) for p in people))
     window_end = datetime.combine(day, min(_hm(p.work_end) for p in people))
@@ -721,9 +708,7 @@ def create_event(
     invitees: list[Person] = []
     for pid in attendee_ids or []:
         if pid == organizer.id:
-            raise ToolError(
-                f"{pid} is the organizer and attends automatically; leave them out of attendee_ids."
-            )
+            raise ToolError(f"{pid} is the organizer and attends automatically; leave them out of attendee_ids.")
         if any(p.id == pid for p in invitees):
             raise ToolError(f"{pid} appears twice in attendee_ids; list each attendee once.")
         invitees.append(_person(db, pid, "attendee_ids entry"))
@@ -749,9 +734,7 @@ def create_event(
     db.add(event)
     first_invitation = int(_next_id(db, Invitation.id, "INV").split("-")[1])
     for i, person in enumerate(invitees):
-        event.invitations.append(
-            Invitation(id=f"INV-{first_invitation + i}", person_id=person.id, response="pending")
-        )
+        event.invitations.append(Invitation(id=f"INV-{first_invitation + i}", person_id=person.id, response="pending"))
     db.flush()
     return _event_detail(event)
 
@@ -867,9 +850,7 @@ def invite_attendee(db: Session, event_id: str, acting_person_id: str, person_id
     _check_editable(event, "get new invitees")
     person = _person(db, person_id)
     if person.id == event.organizer_id:
-        raise ToolError(
-            f"{person.id} is the organizer of {event.id} and attends already; no invitation needed."
-        )
+        raise ToolError(f"{person.id} is the organizer of {event.id} and attends already; no invitation needed.")
     existing = next((inv for inv in event.invitations if inv.person_id == person.id), None)
     if existing is not None:
         raise ToolError(
@@ -909,12 +890,8 @@ def remove_attendee(db: Session, event_id: str, acting_person_id: str, person_id
     invitation = next((inv for inv in event.invitations if inv.person_id == person.id), None)
     if invitation is None:
         if person.id == event.organizer_id:
-            raise ToolError(
-                f"{person.id} is the organizer of {event.id}; to drop the event use cancel_event."
-            )
-        raise ToolError(
-            f"{person.name} ({person.id}) is not invited to {event.id}; get_event lists its attendees."
-        )
+            raise ToolError(f"{person.id} is the organizer of {event.id}; to drop the event use cancel_event.")
+        raise ToolError(f"{person.name} ({person.id}) is not invited to {event.id}; get_event lists its attendees.")
     event.invitations.remove(invitation)
     db.flush()
     return {"removed_invitation_id": invitation.id, "event_id": event.id, "person_id": person.id}
@@ -945,9 +922,7 @@ def respond_to_invitation(db: Session, invitation_id: str, person_id: str, respo
         raise ToolError(f'response must be "accepted", "declined" or "tentative"; got {response!r}.')
     event = invitation.event
     if event.status == "cancelled":
-        raise ToolError(
-            f'{event.id} "{event.title}" was cancelled; its invitations can no longer be answered.'
-        )
+        raise ToolError(f'{event.id} "{event.title}" was cancelled; its invitations can no longer be answered.')
     _check_editable(event, "be answered")
     if response == "accepted":
         _check_person_free(db, person, event.start, event.end, event.id)

@@ -548,9 +548,7 @@ def _orders(
             delivered_on=delivered,
             cancelled_on=cancelled,
         )
-        order.items = [
-            OrderItem(product_id=p.id, quantity=q, unit_price_cents=p.price_cents) for p, q in lines
-        ]
+        order.items = [OrderItem(product_id=p.id, quantity=q, unit_price_cents=p.price_cents) for p, q in lines]
         drafts.append((placed, index, order))
     drafts.sort(key=lambda d: (d[0], d[1]))
     orders = []
@@ -599,9 +597,7 @@ def _carts(db: Session, rng: random.Random, customers: list[Customer], products:
         cart = Cart(customer_id=customer.id)
         if customer.id in filled:
             for product in rng.sample(in_stock, rng.randint(1, 3)):
-                cart.items.append(
-                    CartItem(product_id=product.id, quantity=rng.randint(1, min(3, product.stock)))
-                )
+                cart.items.append(CartItem(product_id=product.id, quantity=rng.randint(1, min(3, product.stock))))
             if customer.id == coupon_holder:
                 cart.coupon_code = "WELCOME10"
         db.add(cart)

@@ -110,8 +110,7 @@ def _product(db: Session, product_id: str) -> Product:
     product = db.get(Product, _norm_id(product_id))
     if product is None:
         raise ToolError(
-            f'Unknown product id "{product_id}". Product ids look like "PRD-1001"; '
-            "use search_products to find one."
+            f'Unknown product id "{product_id}". Product ids look like "PRD-1001"; use search_products to find one.'
         )
     return product
 
@@ -146,8 +145,7 @@ def _check_stock(product: Product, wanted: int) -> None:
     """Raise when ``wanted`` units of a product exceed its stock."""
     if product.stock == 0:
         raise ToolError(
-            f"{product.id} ({product.name}) is out of stock (0 available). "
-            "Choose another product with search_products."
+            f"{product.id} ({product.name}) is out of stock (0 available). Choose another product with search_products."
         )
     if wanted > product.stock:
         raise ToolError(
@@ -542,9 +540,7 @@ def apply_coupon(db: Session, customer_id: str, code: str) -> dict[str, Any]:
         raise ToolError(f'Coupon code "{code}" does not exist. Check the spelling with the customer.')
     cart = _cart(db, customer)
     if not cart.items:
-        raise ToolError(
-            f"{customer.id}'s cart is empty; add items with add_to_cart before applying a coupon."
-        )
+        raise ToolError(f"{customer.id}'s cart is empty; add items with add_to_cart before applying a coupon.")
     problem = _coupon_problem(coupon, _subtotal(cart))
     if problem:
         raise ToolError(problem)

@@ -25,9 +25,7 @@ def dump(server: LiveServer) -> dict[str, list[tuple[Any, ...]]]:
     out = {}
     volatile = kit.volatile_columns
     for table in TABLES:
-        cols = [
-            r[1] for r in server.query(f"PRAGMA table_info({table})") if r[1] not in volatile.get(table, ())
-        ]
+        cols = [r[1] for r in server.query(f"PRAGMA table_info({table})") if r[1] not in volatile.get(table, ())]
         out[table] = server.query(f"SELECT {', '.join(cols)} FROM {table} ORDER BY id")
     return out
 
@@ -174,9 +172,7 @@ def test_find_customer(bank: LiveServer) -> None:
     by_name = bank.ok("find_customer", query=f"{first} {last}".upper())
     assert cid in [c["customer_id"] for c in by_name]
     by_email = bank.ok("find_customer", query=email)
-    assert by_email == [
-        {"customer_id": cid, "name": f"{first} {last}", "email": email, "city": by_email[0]["city"]}
-    ]
+    assert by_email == [{"customer_id": cid, "name": f"{first} {last}", "email": email, "city": by_email[0]["city"]}]
     assert len(bank.ok("find_customer", query="an", limit=3)) == 3
     assert bank.ok("find_customer", query="zzzz-nobody") == []
     assert "at least 2 characters" in bank.error("find_customer", query=" x ")
@@ -233,9 +229,7 @@ def test_get_account_and_balance(bank: LiveServer) -> None:
 
 
 def test_list_transactions_filters(bank: LiveServer) -> None:
-    acc = one(
-        bank, "SELECT account_id FROM transactions GROUP BY account_id HAVING count(*) >= 5 ORDER BY 1"
-    )[0]
+    acc = one(bank, "SELECT account_id FROM transactions GROUP BY account_id HAVING count(*) >= 5 ORDER BY 1")[0]
     out = bank.ok("list_transactions", account_id=acc, limit=2)
     assert len(out["transactions"]) == 2
     assert out["more"] is True
@@ -249,9 +243,7 @@ def test_list_transactions_filters(bank: LiveServer) -> None:
     assert all("2025-12-01" <= t["date"] <= "2025-12-31" for t in window["transactions"])
     assert "kind must be one of" in bank.error("list_transactions", account_id=acc, kind="refund")
     assert "date like 2026-01-15" in bank.error("list_transactions", account_id=acc, start_date="12/01/2025")
-    assert "swap" in bank.error(
-        "list_transactions", account_id=acc, start_date="2026-01-10", end_date="2026-01-01"
-    )
+    assert "swap" in bank.error("list_transactions", account_id=acc, start_date="2026-01-10", end_date="2026-01-01")
     assert "limit must be" in bank.error("list_transactions", account_id=acc, limit=500)
 
 
@@ -342,17 +334,14 @@ def test_withdraw_blocked_accounts(bank: LiveServer) -> None:
 def test_transfer_between_own_accounts(bank: LiveServer) -> None:
     _, checking, savings = own_pair(bank)
     a, b, count = balance(bank, checking), balance(bank, savings), txn_count(bank)
-    out = bank.ok(
-        "transfer_funds", from_account_id=checking, to_account_id=savings, amount=250.5, memo="Save"
-    )
+    out = bank.ok("transfer_funds", from_account_id=checking, to_account_id=savings, amount=250.5, memo="Save")
     assert balance(bank, checking) == a - 25050
     assert balance(bank, savings) == b + 25050
     assert out["from_new_balance"] == (a - 25050) / 100
     assert out["to_new_balance"] == (b + 25050) / 100
     assert txn_count(bank) == count + 2
     rows = bank.query(
-        "SELECT id, account_id, kind, amount_cents, counterparty FROM transactions "
-        "WHERE id IN (?, ?) ORDER BY id",
+        "SELECT id, account_id, kind, amount_cents, counterparty FROM transactions WHERE id IN (?, ?) ORDER BY id",
         *out["transaction_ids"],
     )
     assert [r[1:] for r in rows] == [
@@ -380,20 +369,14 @@ def test_transfer_errors_change_nothing(bank: LiveServer) -> None:
         customer,
         customer,
     )[0]
-    assert "add_payee" in bank.error(
-        "transfer_funds", from_account_id=checking, to_account_id=stranger, amount=5
-    )
+    assert "add_payee" in bank.error("transfer_funds", from_account_id=checking, to_account_id=stranger, amount=5)
     frozen = account_with(bank, "frozen")
     frozen_owner = bank.query("SELECT customer_id FROM accounts WHERE id = ?", frozen)[0][0]
     sibling = bank.query("SELECT id FROM accounts WHERE customer_id = ? AND id != ?", frozen_owner, frozen)
     target = sibling[0][0] if sibling else savings
     assert "frozen" in bank.error("transfer_funds", from_account_id=frozen, to_account_id=target, amount=1)
-    assert "0.001" in bank.error(
-        "transfer_funds", from_account_id=checking, to_account_id=savings, amount=0.001
-    )
-    assert "ACC-4242" in bank.error(
-        "transfer_funds", from_account_id=checking, to_account_id="ACC-4242", amount=1
-    )
+    assert "0.001" in bank.error("transfer_funds", from_account_id=checking, to_account_id=savings, amount=0.001)
+    assert "ACC-4242" in bank.error("transfer_funds", from_account_id=checking, to_account_id="ACC-4242", amount=1)
     assert dump(bank) == state
 
 
@@ -421,9 +404,7 @@ def test_transfer_to_payee_account_and_into_credit(bank: LiveServer) -> None:
         owner,
         -cents + 100,
     )
-    err = bank.error(
-        "transfer_funds", from_account_id=funder[0], to_account_id=credit, amount=(-cents + 100) / 100
-    )
+    err = bank.error("transfer_funds", from_account_id=funder[0], to_account_id=credit, amount=(-cents + 100) / 100)
     assert "cannot exceed the amount owed" in err
     bank.ok("transfer_funds", from_account_id=funder[0], to_account_id=credit, amount=10)
     assert balance(bank, credit) == cents + 1000
@@ -476,9 +457,7 @@ def test_add_and_remove_payee(bank: LiveServer) -> None:
     internal = bank.ok("add_payee", customer_id=customer, payee_name="Friend", account_number=other.lower())
     assert internal["bank_name"] == BANK_NAME
     assert internal["account_number"] == other
-    assert "own account" in bank.error(
-        "add_payee", customer_id=customer, payee_name="Me", account_number=checking
-    )
+    assert "own account" in bank.error("add_payee", customer_id=customer, payee_name="Me", account_number=checking)
     assert "6 to 17 digits" in bank.error(
         "add_payee", customer_id=customer, payee_name="X", account_number="12ab", bank_name="Some Bank"
     )
@@ -500,9 +479,7 @@ def test_add_and_remove_payee(bank: LiveServer) -> None:
 
 
 def test_pay_payee(bank: LiveServer) -> None:
-    payee, customer = one(
-        bank, f"SELECT id, customer_id FROM payees WHERE bank_name != '{BANK_NAME}' ORDER BY id"
-    )
+    payee, customer = one(bank, f"SELECT id, customer_id FROM payees WHERE bank_name != '{BANK_NAME}' ORDER BY id")
     source, cents = one(
         bank,
         "SELECT id, balance_cents FROM accounts WHERE customer_id = ? AND status = 'active' "
@@ -574,8 +551,7 @@ def test_lock_and_unlock_card(bank: LiveServer) -> None:
     assert "already active" in bank.error("unlock_card", card_id=card)
     cancelled, replacement = one(
         bank,
-        "SELECT id, replaced_by FROM cards WHERE status = 'cancelled' "
-        "AND replaced_by IS NOT NULL ORDER BY id",
+        "SELECT id, replaced_by FROM cards WHERE status = 'cancelled' AND replaced_by IS NOT NULL ORDER BY id",
     )
     err = bank.error("unlock_card", card_id=cancelled)
     assert "cancelled" in err
@@ -604,18 +580,18 @@ def test_report_card_lost(bank: LiveServer) -> None:
     assert out["cancelled"]["card_id"] == card
     assert out["replacement"]["card_id"] == new_id
     assert bank.query("SELECT status, replaced_by FROM cards WHERE id = ?", card) == [("cancelled", new_id)]
-    assert bank.query(
-        "SELECT account_id, status, daily_limit_cents, issued_on FROM cards WHERE id = ?", new_id
-    ) == [(account, "active", limit, "2026-01-15")]
+    assert bank.query("SELECT account_id, status, daily_limit_cents, issued_on FROM cards WHERE id = ?", new_id) == [
+        (account, "active", limit, "2026-01-15")
+    ]
     err = bank.error("report_card_lost", card_id=card)
     assert "already cancelled" in err
     assert new_id in err
 
 
 def test_set_card_limit(bank: LiveServer) -> None:
-    debit = one(
-        bank, "SELECT id, daily_limit_cents FROM cards WHERE type = 'debit' AND status = 'active' ORDER BY id"
-    )[0]
+    debit = one(bank, "SELECT id, daily_limit_cents FROM cards WHERE type = 'debit' AND status = 'active' ORDER BY id")[
+        0
+    ]
     out = bank.ok("set_card_limit", card_id=debit, daily_limit=1234.5)
     assert out["daily_limit"] == 1234.5
     assert bank.query("SELECT daily_limit_cents FROM cards WHERE id = ?", debit) == [(123450,)]
@@ -667,16 +643,12 @@ def test_close_account(bank: LiveServer) -> None:
     out = bank.ok("close_account", account_id=checking)
     assert out["status"] == "closed"
     assert out["closed_on"] == "2026-01-15"
-    assert bank.query("SELECT status, closed_on FROM accounts WHERE id = ?", checking) == [
-        ("closed", "2026-01-15")
-    ]
+    assert bank.query("SELECT status, closed_on FROM accounts WHERE id = ?", checking) == [("closed", "2026-01-15")]
     statuses = bank.query("SELECT DISTINCT status FROM cards WHERE account_id = ?", checking)
     assert statuses in ([], [("cancelled",)])
     assert sorted(out["cards_cancelled"]) == [
         r[0]
-        for r in bank.query(
-            "SELECT id FROM cards WHERE account_id = ? AND replaced_by IS NULL ORDER BY id", checking
-        )
+        for r in bank.query("SELECT id FROM cards WHERE account_id = ? AND replaced_by IS NULL ORDER BY id", checking)
     ]
     assert "already closed" in bank.error("close_account", account_id=checking)
     assert "unfreeze" in bank.error("close_account", account_id=account_with(bank, "frozen"))

@@ -57,19 +57,14 @@ def t(hm: str, day: str = DAY) -> str:
     return f"{day}T{hm}"
 
 
-def make_event(
-    s: LiveServer, organizer: str = "PER-1001", start: str = "10:00", end: str = "11:00", **kw: Any
-) -> dict:
-    return s.ok(
-        "create_event", organizer_id=organizer, title="Test meeting", start=t(start), end=t(end), **kw
-    )
+def make_event(s: LiveServer, organizer: str = "PER-1001", start: str = "10:00", end: str = "11:00", **kw: Any) -> dict:
+    return s.ok("create_event", organizer_id=organizer, title="Test meeting", start=t(start), end=t(end), **kw)
 
 
 def past_event(s: LiveServer) -> tuple[str, str]:
     """A confirmed seeded event before today: (event id, organizer id)."""
     row = s.query(
-        "select id, organizer_id from events where status = 'confirmed' and start < '2026-01-15' "
-        "order by id limit 1"
+        "select id, organizer_id from events where status = 'confirmed' and start < '2026-01-15' order by id limit 1"
     )
     return row[0]
 
@@ -83,9 +78,7 @@ def test_tools_listed_with_kinds(ro: LiveServer) -> None:
     assert set(names) == set(kit.tools)
     writes = {n for n, info in kit.tools.items() if info.write}
     assert {"create_event", "update_event", "cancel_event", "respond_to_invitation", "book_room"} <= writes
-    assert {"find_person", "list_events", "find_free_slot", "check_availability", "list_rooms"}.isdisjoint(
-        writes
-    )
+    assert {"find_person", "list_events", "find_free_slot", "check_availability", "list_rooms"}.isdisjoint(writes)
 
 
 def test_every_tool_and_parameter_is_described(ro: LiveServer) -> None:
@@ -104,10 +97,7 @@ def test_every_tool_and_parameter_is_described(ro: LiveServer) -> None:
 
 
 def test_seed_counts(ro: LiveServer) -> None:
-    counts = {
-        tb: ro.query(f"select count(*) from {tb}")[0][0]
-        for tb in ("people", "rooms", "events", "invitations")
-    }
+    counts = {tb: ro.query(f"select count(*) from {tb}")[0][0] for tb in ("people", "rooms", "events", "invitations")}
     assert counts["people"] == 40
     assert counts["rooms"] == 12
     assert counts["events"] >= 100
@@ -138,8 +128,7 @@ def test_seed_respects_business_rules(seed: int) -> None:
     assert server.query('select count(*) from events where "end" <= start')[0][0] == 0
     assert (
         server.query(
-            "select count(*) from invitations i join events e on e.id = i.event_id "
-            "where i.person_id = e.organizer_id"
+            "select count(*) from invitations i join events e on e.id = i.event_id where i.person_id = e.organizer_id"
         )[0][0]
         == 0
     )
@@ -156,9 +145,7 @@ def test_same_seed_same_data_different_seed_different_data() -> None:
 def test_replaying_calls_gives_identical_state() -> None:
     def script(server: LiveServer) -> list[Any]:
         ev = make_event(server, attendee_ids=["PER-1002", "PER-1003"], room_id="ROOM-101")
-        inv = server.ok(
-            "invite_attendee", event_id=ev["id"], acting_person_id="PER-1001", person_id="PER-1004"
-        )
+        inv = server.ok("invite_attendee", event_id=ev["id"], acting_person_id="PER-1001", person_id="PER-1004")
         server.ok(
             "respond_to_invitation",
             invitation_id=inv["invitation_id"],
@@ -177,9 +164,7 @@ def test_replaying_calls_gives_identical_state() -> None:
 
 
 def test_find_person(ro: LiveServer) -> None:
-    pid, name, email, dept = ro.query("select id, name, email, department from people where id = 'PER-1005'")[
-        0
-    ]
+    pid, name, email, dept = ro.query("select id, name, email, department from people where id = 'PER-1005'")[0]
     by_name = ro.ok("find_person", query=name.split()[0].upper())
     assert pid in [p["id"] for p in by_name]
     by_email = ro.ok("find_person", query=email)
@@ -233,29 +218,21 @@ def test_list_events(ro: LiveServer) -> None:
         else:
             assert (
                 e["role"]
-                == ro.query(
-                    "select response from invitations where event_id = ? and person_id = ?", e["id"], pid
-                )[0][0]
+                == ro.query("select response from invitations where event_id = ? and person_id = ?", e["id"], pid)[0][0]
             )
     confirmed = ro.ok("list_events", person_id=pid, start_date="2026-01-01", end_date="2026-02-28", limit=100)
     assert all(e["status"] == "confirmed" for e in confirmed)
     default = ro.ok("list_events", person_id=pid)
     assert all("2026-01-15" <= e["start"][:10] <= "2026-01-21" for e in default)
-    assert (
-        len(ro.ok("list_events", person_id=pid, start_date="2026-01-01", end_date="2026-02-28", limit=2)) == 2
-    )
+    assert len(ro.ok("list_events", person_id=pid, start_date="2026-01-01", end_date="2026-02-28", limit=2)) == 2
     assert "valid date" in ro.error("list_events", person_id=pid, start_date="20/01/2026")
-    assert "before start_date" in ro.error(
-        "list_events", person_id=pid, start_date="2026-01-20", end_date="2026-01-19"
-    )
+    assert "before start_date" in ro.error("list_events", person_id=pid, start_date="2026-01-20", end_date="2026-01-19")
     assert "92 days" in ro.error("list_events", person_id=pid, start_date="2026-01-01", end_date="2026-12-31")
     assert "find_person" in ro.error("list_events", person_id="bob")
 
 
 def test_get_event(ro: LiveServer) -> None:
-    eid = ro.query(
-        "select event_id from invitations group by event_id having count(*) >= 3 order by 1 limit 1"
-    )[0][0]
+    eid = ro.query("select event_id from invitations group by event_id having count(*) >= 3 order by 1 limit 1")[0][0]
     ev = ro.ok("get_event", event_id=eid)
     invs = ro.query("select id, person_id, response from invitations where event_id = ? order by id", eid)
     assert [(a["invitation_id"], a["person_id"], a["response"]) for a in ev["attendees"]] == invs
@@ -281,9 +258,7 @@ def test_search_events(ro: LiveServer) -> None:
     assert all(h["start"].startswith("2026-01-19") for h in dated)
     assert ro.ok("search_events", query="no such meeting xyz") == []
     assert "query is empty" in ro.error("search_events", query="")
-    assert "before start_date" in ro.error(
-        "search_events", query="a", start_date="2026-01-20", end_date="2026-01-01"
-    )
+    assert "before start_date" in ro.error("search_events", query="a", start_date="2026-01-20", end_date="2026-01-01")
 
 
 def test_list_invitations(ro: LiveServer) -> None:
@@ -309,8 +284,7 @@ def test_list_invitations(ro: LiveServer) -> None:
 
 def test_check_availability(ro: LiveServer) -> None:
     pid = ro.query(
-        "select organizer_id from events where status = 'confirmed' and start >= '2026-01-19' "
-        "order by start limit 1"
+        "select organizer_id from events where status = 'confirmed' and start >= '2026-01-19' order by start limit 1"
     )[0][0]
     got = ro.ok("check_availability", person_id=pid, start_date="2026-01-15", end_date="2026-02-13")
     expected = ro.query(
@@ -327,9 +301,7 @@ def test_check_availability(ro: LiveServer) -> None:
     )[0][0]
     assert len(got["tentative"]) == tentative
     assert got["working_hours"].count(":") == 2
-    assert "31 days" in ro.error(
-        "check_availability", person_id=pid, start_date="2026-01-01", end_date="2026-03-01"
-    )
+    assert "31 days" in ro.error("check_availability", person_id=pid, start_date="2026-01-01", end_date="2026-03-01")
     assert "valid date" in ro.error("check_availability", person_id=pid, start_date="tomorrow")
 
 
@@ -384,9 +356,7 @@ def test_find_free_slot_none_and_errors(s: LiveServer) -> None:
     assert "in the past" in s.error("find_free_slot", person_ids=["PER-1001"], date="2026-01-14")
     assert "PER-4242" in s.error("find_free_slot", person_ids=["PER-1001", "PER-4242"], date=DAY)
     assert "empty" in s.error("find_free_slot", person_ids=[], date=DAY)
-    assert "between 15 and 480" in s.error(
-        "find_free_slot", person_ids=["PER-1001"], date=DAY, duration_minutes=5
-    )
+    assert "between 15 and 480" in s.error("find_free_slot", person_ids=["PER-1001"], date=DAY, duration_minutes=5)
     assert "valid date" in s.error("find_free_slot", person_ids=["PER-1001"], date="Feb 16")
 
 
@@ -414,9 +384,10 @@ def test_create_event(s: LiveServer) -> None:
         "confirmed",
         "Agenda",
     )
-    assert s.query(
-        "select person_id, response from invitations where event_id = ? order by id", ev["id"]
-    ) == [("PER-1002", "pending"), ("PER-1003", "pending")]
+    assert s.query("select person_id, response from invitations where event_id = ? order by id", ev["id"]) == [
+        ("PER-1002", "pending"),
+        ("PER-1003", "pending"),
+    ]
     # today itself is allowed
     assert (
         s.ok(
@@ -465,9 +436,7 @@ def test_create_event_rejections_change_nothing(s: LiveServer) -> None:
 
 def test_update_event(s: LiveServer) -> None:
     ev = make_event(s, attendee_ids=["PER-1002"], room_id="ROOM-101")
-    moved = s.ok(
-        "update_event", event_id=ev["id"], acting_person_id="PER-1001", start=t("14:00"), title="Moved"
-    )
+    moved = s.ok("update_event", event_id=ev["id"], acting_person_id="PER-1001", start=t("14:00"), title="Moved")
     assert (moved["start"], moved["end"], moved["title"]) == (t("14:00"), t("15:00"), "Moved")
     assert moved["changed"] == ["title", "start", "end"]
     assert s.query('select start, "end", title from events where id = ?', ev["id"])[0] == (
@@ -477,9 +446,7 @@ def test_update_event(s: LiveServer) -> None:
     )
     longer = s.ok("update_event", event_id=ev["id"], acting_person_id="PER-1001", end=t("16:00"))
     assert (longer["start"], longer["end"]) == (t("14:00"), t("16:00"))
-    bigger = s.query("select id from rooms where capacity >= 10 and id != 'ROOM-101' order by id limit 1")[0][
-        0
-    ]
+    bigger = s.query("select id from rooms where capacity >= 10 and id != 'ROOM-101' order by id limit 1")[0][0]
     changed = s.ok(
         "update_event",
         event_id=ev["id"],
@@ -503,25 +470,17 @@ def test_update_event_rejections(s: LiveServer) -> None:
     err = s.error("update_event", event_id=eid, acting_person_id="PER-1001", start=t("15:30"))
     assert blocker["id"] in err
     assert "PER-1002" in err
-    assert room_blocker["id"] in s.error(
-        "update_event", event_id=eid, acting_person_id="PER-1001", start=t("12:30")
-    )
+    assert room_blocker["id"] in s.error("update_event", event_id=eid, acting_person_id="PER-1001", start=t("12:30"))
     not_org = s.error("update_event", event_id=eid, acting_person_id="PER-1002", title="Mine")
     assert "Only the organizer" in not_org
     assert "PER-1001" in not_org
-    assert "in the past" in s.error(
-        "update_event", event_id=eid, acting_person_id="PER-1001", start="2026-01-10T10:00"
-    )
-    assert "must be after start" in s.error(
-        "update_event", event_id=eid, acting_person_id="PER-1001", end=t("09:00")
-    )
+    assert "in the past" in s.error("update_event", event_id=eid, acting_person_id="PER-1001", start="2026-01-10T10:00")
+    assert "must be after start" in s.error("update_event", event_id=eid, acting_person_id="PER-1001", end=t("09:00"))
     assert "Nothing to update" in s.error("update_event", event_id=eid, acting_person_id="PER-1001")
     assert "ROOM-0" in s.error("update_event", event_id=eid, acting_person_id="PER-1001", room_id="ROOM-0")
     assert "EVT-0" in s.error("update_event", event_id="EVT-0", acting_person_id="PER-1001", title="x")
     past_id, past_org = past_event(s)
-    assert "past events cannot" in s.error(
-        "update_event", event_id=past_id, acting_person_id=past_org, title="Renamed"
-    )
+    assert "past events cannot" in s.error("update_event", event_id=past_id, acting_person_id=past_org, title="Renamed")
     assert dump(s) == before
     s.ok("cancel_event", event_id=eid, acting_person_id="PER-1001")
     assert "cancelled" in s.error("update_event", event_id=eid, acting_person_id="PER-1001", title="x")
@@ -552,9 +511,9 @@ def test_invite_attendee(s: LiveServer) -> None:
     max_inv = s.query("select max(id) from invitations")[0][0]
     inv = s.ok("invite_attendee", event_id=ev["id"], acting_person_id="PER-1001", person_id="PER-1030")
     assert inv["invitation_id"] == f"INV-{int(max_inv[4:]) + 1}"
-    assert s.query(
-        "select event_id, person_id, response from invitations where id = ?", inv["invitation_id"]
-    ) == [(ev["id"], "PER-1030", "pending")]
+    assert s.query("select event_id, person_id, response from invitations where id = ?", inv["invitation_id"]) == [
+        (ev["id"], "PER-1030", "pending")
+    ]
     count = s.query("select count(*) from invitations")[0][0]
     twice = s.error("invite_attendee", event_id=ev["id"], acting_person_id="PER-1001", person_id="PER-1030")
     assert "already invited" in twice
@@ -613,12 +572,8 @@ def test_respond_to_invitation(s: LiveServer) -> None:
     assert "only the invitee" in s.error(
         "respond_to_invitation", invitation_id=inv, person_id="PER-1003", response="accepted"
     )
-    assert "must be" in s.error(
-        "respond_to_invitation", invitation_id=inv, person_id="PER-1002", response="yes"
-    )
-    assert "INV-0" in s.error(
-        "respond_to_invitation", invitation_id="INV-0", person_id="PER-1002", response="accepted"
-    )
+    assert "must be" in s.error("respond_to_invitation", invitation_id=inv, person_id="PER-1002", response="yes")
+    assert "INV-0" in s.error("respond_to_invitation", invitation_id="INV-0", person_id="PER-1002", response="accepted")
     s.ok("cancel_event", event_id=other["id"], acting_person_id="PER-1003")
     assert "cancelled" in s.error(
         "respond_to_invitation", invitation_id=inv2, person_id="PER-1002", response="declined"
@@ -650,9 +605,7 @@ def test_book_and_release_room(s: LiveServer) -> None:
     booked = s.ok("book_room", event_id=ev["id"], acting_person_id="PER-1001", room_id=big1)
     assert (booked["room_id"], booked["previous_room_id"]) == (big1, None)
     assert s.query("select room_id from events where id = ?", ev["id"])[0][0] == big1
-    assert "already booked in" in s.error(
-        "book_room", event_id=ev["id"], acting_person_id="PER-1001", room_id=big1
-    )
+    assert "already booked in" in s.error("book_room", event_id=ev["id"], acting_person_id="PER-1001", room_id=big1)
     tiny = s.query("select id from rooms where capacity < 4 order by id")
     small = s.query("select id from rooms where capacity = 4 order by id limit 1")[0][0]
     assert tiny == []
@@ -661,9 +614,7 @@ def test_book_and_release_room(s: LiveServer) -> None:
     other = make_event(s, organizer="PER-1020", start="10:30", end="11:00", room_id=big2)
     taken = s.error("book_room", event_id=ev["id"], acting_person_id="PER-1001", room_id=big2)
     assert other["id"] in taken
-    assert "Only the organizer" in s.error(
-        "book_room", event_id=ev["id"], acting_person_id="PER-1002", room_id=big3
-    )
+    assert "Only the organizer" in s.error("book_room", event_id=ev["id"], acting_person_id="PER-1002", room_id=big3)
     assert s.query("select room_id from events where id = ?", ev["id"])[0][0] == big1
     moved = s.ok("book_room", event_id=ev["id"], acting_person_id="PER-1001", room_id=big3)
     assert moved["previous_room_id"] == big1

@@ -42,9 +42,7 @@ def stock(s: LiveServer, product_id: str) -> int:
 
 
 def cart_rows(s: LiveServer, customer_id: str) -> list[tuple[Any, ...]]:
-    return s.query(
-        "SELECT product_id, quantity FROM cart_items WHERE customer_id = ? ORDER BY id", customer_id
-    )
+    return s.query("SELECT product_id, quantity FROM cart_items WHERE customer_id = ? ORDER BY id", customer_id)
 
 
 def empty_cart_customer(s: LiveServer) -> str:
@@ -109,14 +107,8 @@ def test_seed_reaches_every_rule(srv: LiveServer) -> None:
     statuses = {row[0] for row in srv.query("SELECT DISTINCT status FROM orders")}
     assert statuses == {"placed", "paid", "shipped", "delivered", "cancelled"}
     assert one(srv, "SELECT COUNT(*) FROM products WHERE stock = 0") >= 3
-    assert (
-        one(srv, "SELECT COUNT(*) FROM orders WHERE status='delivered' AND delivered_on >= ?", WINDOW_START)
-        >= 5
-    )
-    assert (
-        one(srv, "SELECT COUNT(*) FROM orders WHERE status='delivered' AND delivered_on < ?", WINDOW_START)
-        >= 5
-    )
+    assert one(srv, "SELECT COUNT(*) FROM orders WHERE status='delivered' AND delivered_on >= ?", WINDOW_START) >= 5
+    assert one(srv, "SELECT COUNT(*) FROM orders WHERE status='delivered' AND delivered_on < ?", WINDOW_START) >= 5
     assert one(srv, "SELECT COUNT(*) FROM cart_items") > 0
     assert one(srv, "SELECT COUNT(*) FROM order_items GROUP BY order_id ORDER BY 1 DESC") >= 2
 
@@ -297,9 +289,7 @@ def test_update_cart_item(srv: LiveServer) -> None:
     assert cart_rows(srv, cid) == [(pid, 4)]
 
     too_many = stock(srv, pid) + 1
-    assert "Not enough stock" in srv.error(
-        "update_cart_item", customer_id=cid, product_id=pid, quantity=too_many
-    )
+    assert "Not enough stock" in srv.error("update_cart_item", customer_id=cid, product_id=pid, quantity=too_many)
     assert "positive integer" in srv.error("update_cart_item", customer_id=cid, product_id=pid, quantity=0)
     other = one(srv, "SELECT id FROM products WHERE id != ? AND stock > 0 ORDER BY id", pid)
     msg = srv.error("update_cart_item", customer_id=cid, product_id=other, quantity=1)
@@ -372,18 +362,16 @@ def test_checkout_places_the_order(srv: LiveServer) -> None:
     assert stock(srv, b) == stock_b - 1
     assert cart_rows(srv, cid) == []
     assert one(srv, "SELECT coupon_code FROM carts WHERE customer_id = ?", cid) is None
-    assert srv.query(
-        "SELECT status, customer_id, total_cents FROM orders WHERE id = ?", order["order_id"]
-    ) == [("placed", cid, round(order["total"] * 100))]
+    assert srv.query("SELECT status, customer_id, total_cents FROM orders WHERE id = ?", order["order_id"]) == [
+        ("placed", cid, round(order["total"] * 100))
+    ]
     assert srv.ok("get_order", order_id=order["order_id"]) == order
     assert srv.ok("list_orders", customer_id=cid)["orders"][0]["order_id"] == order["order_id"]
 
 
 def test_checkout_with_address_and_consecutive_ids(srv: LiveServer) -> None:
     c1 = empty_cart_customer(srv)
-    c2 = one(
-        srv, "SELECT id FROM customers WHERE id > ? AND id NOT IN (SELECT customer_id FROM cart_items)", c1
-    )
+    c2 = one(srv, "SELECT id FROM customers WHERE id > ? AND id NOT IN (SELECT customer_id FROM cart_items)", c1)
     pid = in_stock_product(srv)
     srv.ok("add_to_cart", customer_id=c1, product_id=pid)
     srv.ok("add_to_cart", customer_id=c2, product_id=pid)
@@ -406,9 +394,7 @@ def test_checkout_empty_cart(srv: LiveServer) -> None:
 
 def test_failed_checkout_for_stock_changes_nothing(srv: LiveServer) -> None:
     c1 = empty_cart_customer(srv)
-    c2 = one(
-        srv, "SELECT id FROM customers WHERE id > ? AND id NOT IN (SELECT customer_id FROM cart_items)", c1
-    )
+    c2 = one(srv, "SELECT id FROM customers WHERE id > ? AND id NOT IN (SELECT customer_id FROM cart_items)", c1)
     pid, available = srv.query("SELECT id, stock FROM products WHERE stock BETWEEN 1 AND 4 ORDER BY id")[0]
     filler = in_stock_product(srv)
     srv.ok("add_to_cart", customer_id=c1, product_id=pid, quantity=available)
@@ -429,8 +415,7 @@ def test_failed_checkout_for_stock_changes_nothing(srv: LiveServer) -> None:
 def test_checkout_rechecks_the_coupon(srv: LiveServer) -> None:
     cid = empty_cart_customer(srv)
     pid, price = srv.query(
-        "SELECT id, price_cents FROM products "
-        "WHERE stock >= 5 AND price_cents BETWEEN 6000 AND 9999 ORDER BY id"
+        "SELECT id, price_cents FROM products WHERE stock >= 5 AND price_cents BETWEEN 6000 AND 9999 ORDER BY id"
     )[0]
     srv.ok("add_to_cart", customer_id=cid, product_id=pid, quantity=2)
     srv.ok("apply_coupon", customer_id=cid, code="SAVE20")
@@ -520,16 +505,12 @@ def test_update_shipping_address(srv: LiveServer) -> None:
     for status in ("shipped", "delivered"):
         other = one(srv, "SELECT id FROM orders WHERE status = ? ORDER BY id", status)
         old = one(srv, "SELECT shipping_address FROM orders WHERE id = ?", other)
-        msg = srv.error(
-            "update_shipping_address", order_id=other, address="500 Harbor Way, Savannah, GA 31401"
-        )
+        msg = srv.error("update_shipping_address", order_id=other, address="500 Harbor Way, Savannah, GA 31401")
         assert "cannot be changed" in msg
         assert status in msg
         assert one(srv, "SELECT shipping_address FROM orders WHERE id = ?", other) == old
     cancelled = one(srv, "SELECT id FROM orders WHERE status = 'cancelled' ORDER BY id")
-    assert "cancelled" in srv.error(
-        "update_shipping_address", order_id=cancelled, address="1 Elm St, Omaha, NE"
-    )
+    assert "cancelled" in srv.error("update_shipping_address", order_id=cancelled, address="1 Elm St, Omaha, NE")
 
 
 # -- returns -----------------------------------------------------------------------------------
@@ -554,9 +535,9 @@ def test_request_return(srv: LiveServer) -> None:
     assert ret["status"] == "requested"
     assert ret["requested_on"] == TODAY
     assert ret["refund"] == round(unit / 100, 2)
-    assert srv.query(
-        "SELECT order_id, product_id, quantity, status FROM returns WHERE id = ?", expected_id
-    ) == [(oid, pid, 1, "requested")]
+    assert srv.query("SELECT order_id, product_id, quantity, status FROM returns WHERE id = ?", expected_id) == [
+        (oid, pid, 1, "requested")
+    ]
     assert srv.ok("get_return", return_id=expected_id.lower()) == ret
     assert {"return_id": expected_id, "product_id": pid, "quantity": 1, "status": "requested"} in srv.ok(
         "get_order", order_id=oid
@@ -567,9 +548,7 @@ def test_request_return(srv: LiveServer) -> None:
     assert f"at most {qty - 1}" in msg
     assert dump(srv) == before
     srv.ok("request_return", order_id=oid, product_id=pid, quantity=qty - 1, reason="Wrong size")
-    assert "at most 0" in srv.error(
-        "request_return", order_id=oid, product_id=pid, quantity=1, reason="Wrong size"
-    )
+    assert "at most 0" in srv.error("request_return", order_id=oid, product_id=pid, quantity=1, reason="Wrong size")
 
 
 def test_request_return_prorates_the_coupon_discount(srv: LiveServer) -> None:
@@ -578,9 +557,7 @@ def test_request_return_prorates_the_coupon_discount(srv: LiveServer) -> None:
     srv.ok("add_to_cart", customer_id=cid, product_id=pid, quantity=2)
     srv.ok("apply_coupon", customer_id=cid, code="WELCOME10")
     order = srv.ok("checkout", customer_id=cid)
-    msg = srv.error(
-        "request_return", order_id=order["order_id"], product_id=pid, quantity=1, reason="Too big"
-    )
+    msg = srv.error("request_return", order_id=order["order_id"], product_id=pid, quantity=1, reason="Too big")
     assert "only delivered orders" in msg
     assert "cancel_order" in msg
     # deliver it (there is no tool for the carrier), then return one of the two units
@@ -595,9 +572,7 @@ def test_request_return_prorates_the_coupon_discount(srv: LiveServer) -> None:
 
 def test_request_return_errors(srv: LiveServer) -> None:
     before = dump(srv)
-    old = one(
-        srv, "SELECT id FROM orders WHERE status = 'delivered' AND delivered_on < ? ORDER BY id", WINDOW_START
-    )
+    old = one(srv, "SELECT id FROM orders WHERE status = 'delivered' AND delivered_on < ? ORDER BY id", WINDOW_START)
     old_pid = one(srv, "SELECT product_id FROM order_items WHERE order_id = ?", old)
     msg = srv.error("request_return", order_id=old, product_id=old_pid, quantity=1, reason="Changed my mind")
     assert "within 30 days" in msg
@@ -620,9 +595,7 @@ def test_request_return_errors(srv: LiveServer) -> None:
     assert f"at most {qty}" in srv.error(
         "request_return", order_id=oid, product_id=pid, quantity=qty + 1, reason="Wrong size"
     )
-    assert "positive integer" in srv.error(
-        "request_return", order_id=oid, product_id=pid, quantity=0, reason="x y z"
-    )
+    assert "positive integer" in srv.error("request_return", order_id=oid, product_id=pid, quantity=0, reason="x y z")
     assert "reason" in srv.error("request_return", order_id=oid, product_id=pid, quantity=1, reason=" ")
     assert "ORD-5" in srv.error("request_return", order_id="ORD-5", product_id=pid, quantity=1, reason="Late")
     assert dump(srv) == before
