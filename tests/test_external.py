@@ -6,8 +6,10 @@ import asyncio
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import gymnasium as gym
@@ -363,3 +365,88 @@ def test_external_env_needs_exactly_one_server_description() -> None:
         gym.make("gym_mcp/External-v0")
     with pytest.raises(ConfigError, match="needs a command or a url"):
         gym_mcp.ExternalSource("nothing")
+
+
+def _bank_template(tmp_path: Path) -> Path:
+    from gym_mcp.servers import get_kit
+
+    db = tmp_path / "bank.db"
+    get_kit("banking").init_database(f"sqlite:///{db}", seed=0)
+    return db
+
+
+def test_http_server_spawned_per_env_from_a_url(tmp_path: Path) -> None:
+    db = _bank_template(tmp_path)
+    env = gym.make(
+        "gym_mcp/External-v0",
+        name="bank-http",
+        command=[
+            sys.executable,
+            "-m",
+            "gym_mcp.servers.banking",
+            "--transport",
+            "http",
+            "--port",
+            "{port}",
+            "--db",
+            "sqlite:///{state}",
+        ],
+        url="http://127.0.0.1:{port}/mcp",
+        state=gym_mcp.SQLiteState(db, volatile={"transactions": ["created_at"]}),
+    )
+    try:
+        env.reset(seed=0)
+        state = env.unwrapped.state
+        assert state.location != db  # a private copy
+        fp0 = state.fingerprint()
+        obs, *_ = env.step({"name": "deposit", "arguments": {"account_id": "ACC-1001", "amount": 7.0}})
+        assert not obs.startswith("Error"), obs
+        assert state.fingerprint() != fp0
+        env.reset(seed=0)
+        assert state.fingerprint() == fp0
+    finally:
+        env.close()
+    assert gym_mcp.SQLiteState(db).row_counts()["transactions"] == 760  # the template is untouched
+
+
+def test_server_someone_else_runs_at_a_fixed_url(tmp_path: Path) -> None:
+    db = _bank_template(tmp_path)
+    port = gym_mcp.free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gym_mcp.servers.banking",
+            "--transport",
+            "http",
+            "--port",
+            str(port),
+            "--db",
+            f"sqlite:///{db}",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        env = gym.make(
+            "gym_mcp/External-v0", name="shared-bank", url=f"http://127.0.0.1:{port}/mcp", state=gym_mcp.SQLiteState(db)
+        )
+        try:
+            env.reset(seed=0)
+            fp0 = env.unwrapped.state.fingerprint()
+            env.step({"name": "deposit", "arguments": {"account_id": "ACC-1001", "amount": 3.0}})
+            assert gym_mcp.SQLiteState(db).fingerprint() != fp0  # the state is used in place
+            env.reset(seed=0)
+            assert gym_mcp.SQLiteState(db).fingerprint() == fp0  # and restored in place
+        finally:
+            env.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
