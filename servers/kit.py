@@ -40,8 +40,8 @@ import re
 import sqlite3
 import sys
 import typing
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Annotated, Any, Literal
@@ -80,11 +80,19 @@ class ToolInfo:
         name: The tool name the model calls.
         fn: The implementation; its first parameter is the SQLAlchemy session.
         write: True when the tool may change state (a WRITE tool), False for READ tools.
+        intent: How a user would ask for this call, for task synthesis, e.g.
+            ``"Deposit ${amount} into account {account_id}[ with the note '{description}']"``:
+            ``{param}`` is the argument's value and a ``[...]`` part is kept only when all of
+            its parameters are given.
+        samples: Plausible literal values per parameter (amounts, titles, dates) for synthesis;
+            ids are drawn from the live state instead.
     """
 
     name: str
     fn: ToolFn
     write: bool
+    intent: str | None = None
+    samples: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
 
 
 def make_engine(database: str | sqlite3.Connection) -> Engine:
@@ -187,12 +195,21 @@ class ServerKit:
 
     # -- declaring tools -------------------------------------------------------------------
 
-    def tool(self, *, write: bool, name: str | None = None) -> Callable[[ToolFn], ToolFn]:
+    def tool(
+        self,
+        *,
+        write: bool,
+        name: str | None = None,
+        intent: str | None = None,
+        samples: Mapping[str, Sequence[Any]] | None = None,
+    ) -> Callable[[ToolFn], ToolFn]:
         """Register a tool. The decorated function's first parameter receives the session.
 
         Args:
             write: True when the tool may change state.
             name: Tool name; defaults to the function name.
+            intent: A user-request template for task synthesis (see `ToolInfo.intent`).
+            samples: Literal values per parameter for task synthesis (see `ToolInfo.samples`).
 
         Returns:
             A decorator that registers the function and returns it unchanged.
@@ -204,7 +221,16 @@ class ServerKit:
                 raise ValueError(f"{self.name}: tool {tool_name!r} is declared twice")
             if not fn.__doc__:
                 raise ValueError(f"{self.name}.{tool_name}: a tool needs a docstring (the model reads it)")
-            self._tools[tool_name] = ToolInfo(tool_name, fn, write)
+            params = set(list(inspect.signature(fn).parameters)[1:])
+            unknown = sorted(set(samples or {}) - params)
+            if unknown:
+                raise ValueError(f"{self.name}.{tool_name}: samples for unknown parameter(s) {unknown}")
+            if intent is not None:
+                missing = sorted(set(re.findall(r"\{(\w+)\}", intent)) - params)
+                if missing:
+                    raise ValueError(f"{self.name}.{tool_name}: intent names unknown parameter(s) {missing}")
+            frozen = {k: tuple(v) for k, v in (samples or {}).items()}
+            self._tools[tool_name] = ToolInfo(tool_name, fn, write, intent, frozen)
             return fn
 
         return decorator
@@ -271,7 +297,7 @@ class ServerKit:
                 annotations=ToolAnnotations(
                     read_only_hint=not info.write, destructive_hint=info.write, idempotent_hint=not info.write
                 ),
-                meta={"gym_mcp/kind": "write" if info.write else "read"},
+                meta=_tool_meta(info),
                 structured_output=False,
             )
         return server
@@ -360,6 +386,16 @@ class ServerKit:
             )
             server.run("streamable-http", host=host, port=port, json_response=True, stateless_http=False)
         return 0
+
+
+def _tool_meta(info: ToolInfo) -> dict[str, Any]:
+    """Tool metadata served to clients: READ/WRITE, and the synthesis hints when declared."""
+    meta: dict[str, Any] = {"gym_mcp/kind": "write" if info.write else "read"}
+    if info.intent:
+        meta["gym_mcp/intent"] = info.intent
+    if info.samples:
+        meta["gym_mcp/samples"] = to_jsonable(dict(info.samples))
+    return meta
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
