@@ -176,8 +176,12 @@ class AsyncMCPEnv:
 
     @property
     def tools(self) -> list[dict[str, Any]]:
-        """The agent's tools in OpenAI function format."""
-        return list(self._openai_tools)
+        """The agent's tools in OpenAI function format (with the task's distractor tools, if any)."""
+        extra = self.task.metadata.get("distractor_tools") or []
+        if not extra:
+            return list(self._openai_tools)
+        names = {t["function"]["name"] for t in self._openai_tools}
+        return [*self._openai_tools, *(t for t in extra if t.get("function", {}).get("name") not in names)]
 
     def _require_live(self) -> LiveServer:
         if self.live is None:

@@ -5,6 +5,7 @@
     gym-mcp servers list                                  bundled servers and their tool counts
     gym-mcp serve banking --transport http --port 8000    a live server for any MCP client
     gym-mcp envs add spec.toml                            check and save a third-party server spec
+    gym-mcp synth banking -n 500 -o banking.jsonl         synthesize replay-verified tasks
     gym-mcp demo --server banking --episodes 3            a scripted agent plays a few episodes
 
 A bad argument gets one line on stderr saying what is wrong, and exit status 2.
@@ -59,11 +60,28 @@ def _build_parser() -> argparse.ArgumentParser:
     remove = envs_sub.add_parser("remove", help="forget a saved spec")
     remove.add_argument("name", help="server name of the saved spec")
 
+    synth = sub.add_parser("synth", help="synthesize replay-verified tasks from a server's live state")
+    synth.add_argument("server", nargs="?", help="bundled server name (or use --spec)")
+    synth.add_argument("--spec", help="a third-party server spec file (SQLite state for entities)")
+    synth.add_argument("-n", type=_positive, default=500, help="tasks to produce (default 500)")
+    synth.add_argument("-o", "--output", required=True, help="output JSONL (a .report.txt/.png is written beside)")
+    synth.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
+    synth.add_argument("--data-seed", type=int, default=0, help="server data seed the tasks start from")
+    synth.add_argument("--max-chain", type=_chain, default=5, help="longest call chain, 1-5 (default 5)")
+    synth.add_argument("--quiet", action="store_true", help="no progress bar")
+
     demo = sub.add_parser("demo", help="a scripted agent plays episodes of a bundled environment")
     demo.add_argument("--server", choices=sorted(BUNDLED), default="banking", help="bundled server")
     demo.add_argument("--transport", choices=["inprocess", "stdio", "http"], default="stdio")
     demo.add_argument("--episodes", type=_positive, default=3, help="episodes to play")
     return parser
+
+
+def _chain(text: str) -> int:
+    value = _int(text)
+    if not 1 <= value <= 5:
+        raise argparse.ArgumentTypeError(f"must be 1-5, got {value}")
+    return value
 
 
 def _port(text: str) -> int:
@@ -133,6 +151,33 @@ def _envs(args: argparse.Namespace) -> int:
     return 0
 
 
+def _synth(args: argparse.Namespace) -> int:
+    from gym_mcp._live import BundledSource, ServerSource
+    from gym_mcp.servers import get_kit
+    from gym_mcp.spec import load_spec
+    from gym_mcp.synth.pipeline import SynthConfig, progress_bar, synthesize, write_outputs
+
+    if bool(args.server) == bool(args.spec):
+        raise ConfigError("give a bundled server name or --spec FILE (one of them)")
+    source: ServerSource
+    if args.spec:
+        source = load_spec(args.spec).source()
+    else:
+        get_kit(args.server)  # an unknown name fails here, before anything runs
+        source = BundledSource(args.server)
+    config = SynthConfig(n=args.n, seed=args.seed, data_seed=args.data_seed, max_chain=args.max_chain)
+    print(f"synthesizing {args.n} tasks for {source.name} (seed {args.seed})", file=sys.stderr, flush=True)
+    result = synthesize(source, config, progress=None if args.quiet else progress_bar())
+    files = write_outputs(result, args.output)
+    stats = result.stats
+    print(
+        f"{stats['tasks']} verified tasks -> {files[0]}; unique call sequences {stats['unique_call_sequences']:.1%}, "
+        f"tool coverage {stats['tool_coverage']:.1%}, {stats['verified_tasks_per_minute']} tasks/min; "
+        f"report: {', '.join(str(f) for f in files[1:])}"
+    )
+    return 0
+
+
 def _probe(spec: ServerSpec) -> list[str]:
     """Start the spec's server once on a copy of its state and list its tools."""
     from gym_mcp._runner import run_sync
@@ -172,6 +217,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         if args.command == "envs":
             return _envs(args)
+        if args.command == "synth":
+            return _synth(args)
         if args.command == "demo":
             from gym_mcp.demo import run_demo
 

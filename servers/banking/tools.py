@@ -324,7 +324,14 @@ def _issue_card(db: Session, account: Account, daily_limit_cents: int) -> Card:
 # -- customers and accounts (read) --------------------------------------------------------------
 
 
-@kit.tool(write=False)
+@kit.tool(
+    write=False,
+    intent="Find the customer matching '{query}'[, showing at most {limit} results]",
+    samples={
+        "query": ("Garcia", "Larsen", "Rossi", "Thomas", "Okafor", "Sophia", "Jackson", "wei.taylor"),
+        "limit": (3, 5, 10, 20),
+    },
+)
 def find_customer(db: Session, query: str, limit: int = 10) -> list[dict[str, Any]]:
     """Search customers by name or email (case-insensitive, partial match).
 
@@ -350,7 +357,7 @@ def find_customer(db: Session, query: str, limit: int = 10) -> list[dict[str, An
     return [{"customer_id": c.id, "name": c.name, "email": c.email, "city": c.city} for c in rows]
 
 
-@kit.tool(write=False)
+@kit.tool(write=False, intent="Show the profile of customer {customer_id}")
 def get_customer(db: Session, customer_id: str) -> dict[str, Any]:
     """Get a customer's profile with a summary of their accounts.
 
@@ -383,7 +390,7 @@ def get_customer(db: Session, customer_id: str) -> dict[str, Any]:
     }
 
 
-@kit.tool(write=False)
+@kit.tool(write=False, intent="List the accounts of customer {customer_id}")
 def list_accounts(db: Session, customer_id: str, include_closed: bool = False) -> list[dict[str, Any]]:
     """List a customer's accounts with type, status and balance.
 
@@ -402,7 +409,7 @@ def list_accounts(db: Session, customer_id: str, include_closed: bool = False) -
     return [_account_brief(a) for a in db.scalars(stmt.order_by(Account.id))]
 
 
-@kit.tool(write=False)
+@kit.tool(write=False, intent="Show the full details of account {account_id}")
 def get_account(db: Session, account_id: str) -> dict[str, Any]:
     """Get full details of one account: owner, status, balance, limits and today's withdrawals.
 
@@ -426,7 +433,7 @@ def get_account(db: Session, account_id: str) -> dict[str, Any]:
     return out
 
 
-@kit.tool(write=False)
+@kit.tool(write=False, intent="Show the balance of account {account_id}")
 def get_balance(db: Session, account_id: str) -> dict[str, Any]:
     """Get the current balance of one account and how much can be spent from it.
 
@@ -449,7 +456,19 @@ def get_balance(db: Session, account_id: str) -> dict[str, Any]:
     return out
 
 
-@kit.tool(write=False)
+@kit.tool(
+    write=False,
+    intent=(
+        "Show the[ {limit} most recent][ {kind}] transactions of account {account_id}"
+        "[ from {start_date}][ up to {end_date}]"
+    ),
+    samples={
+        "kind": ("deposit", "withdrawal", "purchase", "payment", "fee", "interest"),
+        "start_date": ("2025-10-01", "2025-11-01", "2025-12-01", "2025-12-15"),
+        "end_date": ("2025-12-31", "2026-01-10", "2026-01-14", "2026-01-15"),
+        "limit": (3, 5, 10, 20),
+    },
+)
 def list_transactions(
     db: Session,
     account_id: str,
@@ -498,7 +517,14 @@ def list_transactions(
 # -- moving money (write) -----------------------------------------------------------------------
 
 
-@kit.tool(write=True)
+@kit.tool(
+    write=True,
+    intent="Deposit ${amount} into account {account_id}[ with the description '{description}']",
+    samples={
+        "amount": (5, 12.75, 20, 40, 75, 150),
+        "description": ("Paycheck", "Cash deposit", "Check deposit", "Birthday gift", "Tax refund"),
+    },
+)
 def deposit(db: Session, account_id: str, amount: float, description: str = "Deposit") -> dict[str, Any]:
     """Deposit money into an account (cash or check); into a credit account it is a payment.
 
@@ -523,7 +549,11 @@ def deposit(db: Session, account_id: str, amount: float, description: str = "Dep
     }
 
 
-@kit.tool(write=True)
+@kit.tool(
+    write=True,
+    intent="Withdraw ${amount} in cash from account {account_id}",
+    samples={"amount": (10, 20, 40, 60, 100, 200)},
+)
 def withdraw(db: Session, account_id: str, amount: float) -> dict[str, Any]:
     """Withdraw cash from a checking or savings account.
 
@@ -561,7 +591,14 @@ def withdraw(db: Session, account_id: str, amount: float) -> dict[str, Any]:
     }
 
 
-@kit.tool(write=True)
+@kit.tool(
+    write=True,
+    intent="Transfer ${amount} from account {from_account_id} to account {to_account_id}[ with the memo '{memo}']",
+    samples={
+        "amount": (5, 12.75, 20, 40, 75, 150),
+        "memo": ("Rent share", "Groceries", "Savings top-up", "Trip refund", "Card payment"),
+    },
+)
 def transfer_funds(
     db: Session, from_account_id: str, to_account_id: str, amount: float, memo: str = ""
 ) -> dict[str, Any]:
@@ -615,7 +652,7 @@ def transfer_funds(
 # -- payees -------------------------------------------------------------------------------------
 
 
-@kit.tool(write=False)
+@kit.tool(write=False, intent="List the saved payees of customer {customer_id}")
 def list_payees(db: Session, customer_id: str) -> list[dict[str, Any]]:
     """List a customer's saved payees (people and billers they can pay with pay_payee).
 
@@ -630,7 +667,30 @@ def list_payees(db: Session, customer_id: str) -> list[dict[str, Any]]:
     return [_payee_view(p) for p in rows]
 
 
-@kit.tool(write=True)
+@kit.tool(
+    write=True,
+    intent=(
+        "Add {payee_name} as a payee of customer {customer_id} with account number {account_number}[ at {bank_name}]"
+    ),
+    samples={
+        "payee_name": (
+            "City Power & Light",
+            "Metro Water Utility",
+            "Northwind Telecom",
+            "Riverside Gym",
+            "Maple Street Rentals",
+            "Lakeside Dental",
+        ),
+        "account_number": ("123456789", "4402871935", "987654321", "55501234", "204816320", "7730019245"),
+        "bank_name": (
+            "First National Bank",
+            "Pacific Credit Union",
+            "Union Commerce Bank",
+            "Granite State Bank",
+            "Coastal Savings Bank",
+        ),
+    },
+)
 def add_payee(
     db: Session, customer_id: str, payee_name: str, account_number: str, bank_name: str | None = None
 ) -> dict[str, Any]:
@@ -696,7 +756,7 @@ def add_payee(
     return {"customer_id": customer.id, **_payee_view(payee)}
 
 
-@kit.tool(write=True)
+@kit.tool(write=True, intent="Remove payee {payee_id}")
 def remove_payee(db: Session, payee_id: str) -> dict[str, Any]:
     """Delete a saved payee. Past payments stay on the statements.
 
@@ -709,7 +769,14 @@ def remove_payee(db: Session, payee_id: str) -> dict[str, Any]:
     return {"removed": payee.id, "customer_id": payee.customer_id, "name": payee.name}
 
 
-@kit.tool(write=True)
+@kit.tool(
+    write=True,
+    intent="Pay ${amount} to payee {payee_id} from account {from_account_id}[ with the memo '{memo}']",
+    samples={
+        "amount": (5, 12.75, 20, 40, 75, 150),
+        "memo": ("January bill", "Invoice 2291", "Dinner", "Thanks!", "Monthly payment"),
+    },
+)
 def pay_payee(db: Session, from_account_id: str, payee_id: str, amount: float, memo: str = "") -> dict[str, Any]:
     """Pay one of the account owner's saved payees (a bill or a person).
 
@@ -760,7 +827,7 @@ def pay_payee(db: Session, from_account_id: str, payee_id: str, amount: float, m
 # -- cards --------------------------------------------------------------------------------------
 
 
-@kit.tool(write=False)
+@kit.tool(write=False, intent="List the cards of customer {customer_id}")
 def list_cards(db: Session, customer_id: str, include_cancelled: bool = False) -> list[dict[str, Any]]:
     """List a customer's debit and credit cards with status and daily limit.
 
@@ -778,7 +845,7 @@ def list_cards(db: Session, customer_id: str, include_cancelled: bool = False) -
     return [_card_view(c) for c in db.scalars(stmt.order_by(Card.id))]
 
 
-@kit.tool(write=True)
+@kit.tool(write=True, intent="Temporarily lock card {card_id}")
 def lock_card(db: Session, card_id: str) -> dict[str, Any]:
     """Temporarily lock an active card (e.g. misplaced); unlock_card undoes it.
 
@@ -797,7 +864,7 @@ def lock_card(db: Session, card_id: str) -> dict[str, Any]:
     return _card_view(card)
 
 
-@kit.tool(write=True)
+@kit.tool(write=True, intent="Unlock card {card_id}")
 def unlock_card(db: Session, card_id: str) -> dict[str, Any]:
     """Unlock a locked card so it works again.
 
@@ -827,7 +894,7 @@ def unlock_card(db: Session, card_id: str) -> dict[str, Any]:
     return _card_view(card)
 
 
-@kit.tool(write=True)
+@kit.tool(write=True, intent="Report card {card_id} as lost or stolen and issue a replacement")
 def report_card_lost(db: Session, card_id: str) -> dict[str, Any]:
     """Report a card lost or stolen: cancel it for good and issue a replacement card.
 
@@ -853,7 +920,11 @@ def report_card_lost(db: Session, card_id: str) -> dict[str, Any]:
     return {"cancelled": _card_view(card), "replacement": _card_view(new)}
 
 
-@kit.tool(write=True)
+@kit.tool(
+    write=True,
+    intent="Set the daily limit of card {card_id} to ${daily_limit}",
+    samples={"daily_limit": (100, 250, 500, 750, 1000)},
+)
 def set_card_limit(db: Session, card_id: str, daily_limit: float) -> dict[str, Any]:
     """Change a card's daily spending limit.
 
@@ -886,7 +957,13 @@ def set_card_limit(db: Session, card_id: str, daily_limit: float) -> dict[str, A
 # -- account lifecycle (write) ------------------------------------------------------------------
 
 
-@kit.tool(write=True)
+@kit.tool(
+    write=True,
+    intent="Freeze account {account_id} with the reason '{reason}'",
+    samples={
+        "reason": ("Suspected fraud", "Customer request", "Card reported stolen", "Identity review", "Unusual activity")
+    },
+)
 def freeze_account(db: Session, account_id: str, reason: str) -> dict[str, Any]:
     """Freeze an active account so no money can leave it (it can still receive money).
 
@@ -910,7 +987,7 @@ def freeze_account(db: Session, account_id: str, reason: str) -> dict[str, Any]:
     return {"account_id": account.id, "status": account.status, "freeze_reason": reason}
 
 
-@kit.tool(write=True)
+@kit.tool(write=True, intent="Unfreeze account {account_id}")
 def unfreeze_account(db: Session, account_id: str) -> dict[str, Any]:
     """Unfreeze a frozen account so money can leave it again.
 
@@ -928,7 +1005,7 @@ def unfreeze_account(db: Session, account_id: str) -> dict[str, Any]:
     return {"account_id": account.id, "status": account.status}
 
 
-@kit.tool(write=True)
+@kit.tool(write=True, intent="Close account {account_id}")
 def close_account(db: Session, account_id: str) -> dict[str, Any]:
     """Close an account for good and cancel its cards.
 
@@ -969,7 +1046,14 @@ def close_account(db: Session, account_id: str) -> dict[str, Any]:
     }
 
 
-@kit.tool(write=True)
+@kit.tool(
+    write=True,
+    intent="Open a new {account_type} account for customer {customer_id}[ nicknamed '{nickname}']",
+    samples={
+        "account_type": ("checking", "savings", "credit"),
+        "nickname": ("Vacation Fund", "Emergency Fund", "Holiday Savings", "Joint Checking", "College Fund"),
+    },
+)
 def open_account(db: Session, customer_id: str, account_type: str, nickname: str | None = None) -> dict[str, Any]:
     """Open a new account with a 0.00 balance for a customer.
 

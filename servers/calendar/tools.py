@@ -336,10 +336,60 @@ def _room_view(room: Room) -> dict[str, Any]:
     }
 
 
+# -- synthesis hints (intent templates and sample values, see `ToolInfo`) ---------------------
+# Ids (person_id, event_id, room_id, ...) are drawn from the live database by the synthesizer;
+# the samples below are literal values that mostly succeed on the seed-0 data. Writes use days
+# after the last seeded event (2026-02-11), when everyone is free. A start and an end drawn
+# independently fall on the same day half of the time, and then always make a 30-180 minute
+# meeting (every start is before every end).
+
+
+def _at(days: tuple[str, ...], times: tuple[str, ...]) -> tuple[str, ...]:
+    """Every ``{day}T{time}`` combination, day by day."""
+    return tuple(f"{day}T{hm}" for day in days for hm in times)
+
+
+_STARTS = ("09:00", "09:30", "10:00", "10:30")
+_ENDS = ("11:00", "11:30", "12:00")
+_CREATE_DAYS = ("2026-02-17", "2026-02-19")
+_UPDATE_DAYS = ("2026-02-18", "2026-02-24")
+_ROOM_DAYS = ("2026-01-21", "2026-01-22")  # seeded days: some rooms are taken
+_GROUPS = (
+    ["PER-1002"],
+    ["PER-1003", "PER-1011"],
+    ["PER-1004", "PER-1008", "PER-1021"],
+    ["PER-1014", "PER-1028"],
+    ["PER-1007", "PER-1020", "PER-1022"],
+    ["PER-1013", "PER-1039"],
+    ["PER-1025"],
+)
+_TITLES = (
+    "Atlas design review",
+    "Q1 hiring plan review",
+    "Customer call: Globex",
+    "Security audit kickoff",
+    "Onboarding sync",
+    "Pricing workshop",
+    "Vendor demo: Initech",
+)
+_DESCRIPTIONS = (
+    "Walk through the open questions and agree on next steps",
+    "Review the draft and collect feedback",
+    "Status, risks and owners",
+    "Bring your laptop",
+    "Agenda to follow",
+)
+_LIMITS = (3, 5, 10, 20)
+
+
 # -- READ tools ------------------------------------------------------------------------------
 
 
-@kit.tool(write=False)
+@kit.tool(
+    write=False,
+    intent="Find people whose name, email or department contains '{query}'[, at most {limit} of them]",
+    samples={"query": ("Zara", "Okafor", "Sales", "Engineering", "mikhail", "Legal", "Chen"), "limit": _LIMITS},
+)
 def find_person(db: Session, query: str, limit: int = 10) -> list[dict[str, Any]]:
     """Find people whose name, email or department contains the text (case-insensitive).
 
@@ -371,7 +421,7 @@ def find_person(db: Session, query: str, limit: int = 10) -> list[dict[str, Any]
     return [_person_view(p) for p in db.scalars(stmt)]
 
 
-@kit.tool(write=False)
+@kit.tool(write=False, intent="Show the profile and working hours of {person_id}")
 def get_person(db: Session, person_id: str) -> dict[str, Any]:
     """Get one person's profile: name, email, department and working hours (Monday-Friday).
 
@@ -383,7 +433,16 @@ def get_person(db: Session, person_id: str) -> dict[str, Any]:
     return {**_person_view(person), "working_days": "Monday-Friday"}
 
 
-@kit.tool(write=False)
+@kit.tool(
+    write=False,
+    intent="List the events on {person_id}'s calendar[ from {start_date}][ through {end_date}]"
+    "[, at most {limit} of them]",
+    samples={
+        "start_date": ("2026-01-15", "2026-01-19", "2026-01-26", "2026-02-02"),
+        "end_date": ("2026-02-06", "2026-02-13", "2026-02-27", "2026-03-06"),
+        "limit": _LIMITS,
+    },
+)
 def list_events(
     db: Session,
     person_id: str,
@@ -427,7 +486,7 @@ def list_events(
     return out
 
 
-@kit.tool(write=False)
+@kit.tool(write=False, intent="Show event {event_id} with its attendees and their responses")
 def get_event(db: Session, event_id: str) -> dict[str, Any]:
     """Get one event in full: time, status, organizer, room, and every attendee with their response.
 
@@ -441,7 +500,24 @@ def get_event(db: Session, event_id: str) -> dict[str, Any]:
     return _event_detail(_event(db, event_id))
 
 
-@kit.tool(write=False)
+@kit.tool(
+    write=False,
+    intent="Search all events for '{query}'[ from {start_date}][ through {end_date}][, at most {limit} of them]",
+    samples={
+        "query": (
+            "Quarterly business review",
+            "postmortem",
+            "Sprint planning",
+            "Falcon",
+            "budget",
+            "Acme",
+            "interview",
+        ),
+        "start_date": ("2026-01-01", "2026-01-12", "2026-01-15", "2026-01-22", "2026-02-02"),
+        "end_date": ("2026-02-06", "2026-02-13", "2026-02-28", "2026-03-31"),
+        "limit": _LIMITS,
+    },
+)
 def search_events(
     db: Session,
     query: str,
@@ -477,7 +553,11 @@ def search_events(
     return [_event_summary(e) for e in db.scalars(stmt.order_by(Event.start, Event.id).limit(limit))]
 
 
-@kit.tool(write=False)
+@kit.tool(
+    write=False,
+    intent="List {person_id}'s[ {response}] invitations to upcoming events[, at most {limit} of them]",
+    samples={"response": ("pending", "accepted", "declined", "tentative"), "limit": _LIMITS},
+)
 def list_invitations(db: Session, person_id: str, response: str = "pending", limit: int = 20) -> list[dict[str, Any]]:
     """List a person's invitations to upcoming (today or later), not-cancelled events, earliest first.
 
@@ -518,7 +598,14 @@ def list_invitations(db: Session, person_id: str, response: str = "pending", lim
     ]
 
 
-@kit.tool(write=False)
+@kit.tool(
+    write=False,
+    intent="Show when {person_id} is busy[ from {start_date}][ through {end_date}]",
+    samples={
+        "start_date": ("2026-01-15", "2026-01-19", "2026-01-22", "2026-01-26", "2026-02-02"),
+        "end_date": ("2026-02-06", "2026-02-10", "2026-02-13"),
+    },
+)
 def check_availability(
     db: Session, person_id: str, start_date: str | None = None, end_date: str | None = None
 ) -> dict[str, Any]:
@@ -561,7 +648,22 @@ def check_availability(
     }
 
 
-@kit.tool(write=False)
+@kit.tool(
+    write=False,
+    intent="Find the earliest free slot for {person_ids} on {date}[ lasting {duration_minutes} minutes]",
+    samples={
+        "person_ids": (
+            ["PER-1001", "PER-1006"],
+            ["PER-1004", "PER-1032"],
+            ["PER-1002", "PER-1003", "PER-1011"],
+            ["PER-1014", "PER-1016", "PER-1028"],
+            ["PER-1015"],
+            ["PER-1009", "PER-1024", "PER-1010"],
+        ),
+        "date": ("2026-01-20", "2026-01-22", "2026-01-27", "2026-02-03", "2026-02-10", "2026-02-17", "2026-02-19"),
+        "duration_minutes": (30, 45, 60, 90, 120),
+    },
+)
 def find_free_slot(db: Session, person_ids: list[str], date: str, duration_minutes: int = 30) -> dict[str, Any]:
     """Find the earliest time on a day when all the given people are free for the whole duration.
 
@@ -637,7 +739,17 @@ def find_free_slot(db: Session, person_ids: list[str], date: str, duration_minut
     return result
 
 
-@kit.tool(write=False)
+@kit.tool(
+    write=False,
+    intent="List meeting rooms[ with at least {min_capacity} seats][ that are free from {start} to {end}]"
+    "[, at most {limit} of them]",
+    samples={
+        "min_capacity": (2, 4, 6, 8, 10, 12, 16, 20),
+        "start": _at(_ROOM_DAYS, _STARTS),
+        "end": _at(_ROOM_DAYS, _ENDS),
+        "limit": _LIMITS,
+    },
+)
 def list_rooms(
     db: Session, min_capacity: int = 1, start: str | None = None, end: str | None = None, limit: int = 20
 ) -> list[dict[str, Any]]:
@@ -671,7 +783,18 @@ def list_rooms(
 # -- WRITE tools -----------------------------------------------------------------------------
 
 
-@kit.tool(write=True)
+@kit.tool(
+    write=True,
+    intent="Schedule '{title}' organized by {organizer_id} from {start} to {end}[ with {attendee_ids}]"
+    "[ in room {room_id}][, described as '{description}']",
+    samples={
+        "title": _TITLES,
+        "start": _at(_CREATE_DAYS, _STARTS),
+        "end": _at(_CREATE_DAYS, _ENDS),
+        "attendee_ids": _GROUPS,
+        "description": _DESCRIPTIONS,
+    },
+)
 def create_event(
     db: Session,
     organizer_id: str,
@@ -739,7 +862,18 @@ def create_event(
     return _event_detail(event)
 
 
-@kit.tool(write=True)
+@kit.tool(
+    write=True,
+    intent="Update event {event_id} on behalf of {acting_person_id}[: rename it to '{title}']"
+    "[, move its start to {start}][, make it end at {end}][, move it to room {room_id}]"
+    "[, set its description to '{description}']",
+    samples={
+        "title": _TITLES,
+        "start": _at(_UPDATE_DAYS, _STARTS),
+        "end": _at(_UPDATE_DAYS, _ENDS),
+        "description": _DESCRIPTIONS,
+    },
+)
 def update_event(
     db: Session,
     event_id: str,
@@ -810,7 +944,19 @@ def update_event(
     return {**_event_detail(event), "changed": changed}
 
 
-@kit.tool(write=True)
+@kit.tool(
+    write=True,
+    intent="Cancel event {event_id} on behalf of {acting_person_id}[ with the reason '{reason}']",
+    samples={
+        "reason": (
+            "Moved to next sprint",
+            "Organizer is out sick",
+            "No longer needed",
+            "Merged into the weekly sync",
+            "Client asked to reschedule",
+        )
+    },
+)
 def cancel_event(db: Session, event_id: str, acting_person_id: str, reason: str = "") -> dict[str, Any]:
     """Cancel an upcoming event (organizer only). It frees the room and everyone's time.
 
@@ -832,7 +978,7 @@ def cancel_event(db: Session, event_id: str, acting_person_id: str, reason: str 
     return {**_event_summary(event), "notified_invitees": len(event.invitations)}
 
 
-@kit.tool(write=True)
+@kit.tool(write=True, intent="Invite {person_id} to event {event_id} on behalf of {acting_person_id}")
 def invite_attendee(db: Session, event_id: str, acting_person_id: str, person_id: str) -> dict[str, Any]:
     """Invite one more person to an upcoming event (organizer only); the invitation starts "pending".
 
@@ -871,7 +1017,7 @@ def invite_attendee(db: Session, event_id: str, acting_person_id: str, person_id
     }
 
 
-@kit.tool(write=True)
+@kit.tool(write=True, intent="Remove {person_id} from event {event_id} on behalf of {acting_person_id}")
 def remove_attendee(db: Session, event_id: str, acting_person_id: str, person_id: str) -> dict[str, Any]:
     """Withdraw a person's invitation to an upcoming event (organizer only).
 
@@ -897,7 +1043,11 @@ def remove_attendee(db: Session, event_id: str, acting_person_id: str, person_id
     return {"removed_invitation_id": invitation.id, "event_id": event.id, "person_id": person.id}
 
 
-@kit.tool(write=True)
+@kit.tool(
+    write=True,
+    intent="Mark invitation {invitation_id} as {response} on behalf of {person_id}",
+    samples={"response": ("accepted", "declined", "tentative")},
+)
 def respond_to_invitation(db: Session, invitation_id: str, person_id: str, response: str) -> dict[str, Any]:
     """Answer an invitation as the invitee: accept, decline or tentatively accept.
 
@@ -941,7 +1091,7 @@ def respond_to_invitation(db: Session, invitation_id: str, person_id: str, respo
     }
 
 
-@kit.tool(write=True)
+@kit.tool(write=True, intent="Book room {room_id} for event {event_id} on behalf of {acting_person_id}")
 def book_room(db: Session, event_id: str, acting_person_id: str, room_id: str) -> dict[str, Any]:
     """Book a room for an upcoming event, or move it to another room (organizer only).
 
@@ -967,7 +1117,7 @@ def book_room(db: Session, event_id: str, acting_person_id: str, room_id: str) -
     return {**_event_summary(event), "previous_room_id": previous}
 
 
-@kit.tool(write=True)
+@kit.tool(write=True, intent="Release the room booked for event {event_id} on behalf of {acting_person_id}")
 def release_room(db: Session, event_id: str, acting_person_id: str) -> dict[str, Any]:
     """Give up an upcoming event's room booking (organizer only); the event stays, without a room.
 

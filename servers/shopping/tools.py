@@ -36,6 +36,36 @@ __all__ = ["kit"]
 
 MAX_LIMIT = 50
 
+# Literal sample values for task synthesis (ids are drawn from the live database instead).
+_LIMITS = (3, 5, 10, 20)
+_CATEGORIES = (
+    "Electronics",
+    "Home & Kitchen",
+    "Books",
+    "Clothing",
+    "Sports & Outdoors",
+    "Toys & Games",
+    "Beauty & Personal Care",
+    "Grocery",
+)
+_QUERIES = ("bluetooth speaker", "coffee", "yoga", "backpack", "puzzle", "tent", "kettle", "honey")
+_ADDRESSES = (
+    "12 Oak St, Austin, TX 73301",
+    "480 Lakeview Dr, Denver, CO 80203",
+    "75 Harbor Way, Savannah, GA 31401",
+    "2210 Chestnut Ave, Madison, WI 53703",
+    "9 Birch Ln, Burlington, VT 05401",
+    "318 Sunset Blvd, Sacramento, CA 95814",
+)
+_RETURN_REASONS = (
+    "Item arrived damaged",
+    "Wrong size",
+    "Not as described",
+    "Changed my mind",
+    "Defective on arrival",
+    "Arrived too late",
+)
+
 kit = ServerKit(
     "shopping",
     base=Base,
@@ -280,7 +310,7 @@ def _order_view(order: Order) -> dict[str, Any]:
 # -- catalog -----------------------------------------------------------------------------------
 
 
-@kit.tool(write=False)
+@kit.tool(write=False, intent="List the product categories")
 def list_categories(db: Session) -> list[dict[str, Any]]:
     """List the product categories with how many products each holds.
 
@@ -296,7 +326,14 @@ def list_categories(db: Session) -> list[dict[str, Any]]:
     return [{"category": name, "product_count": count} for name, count in rows]
 
 
-@kit.tool(write=False)
+@kit.tool(
+    write=False,
+    intent=(
+        "Search the catalog for products[ matching '{query}'][ in category {category}]"
+        "[ priced at most ${max_price}][, showing up to {limit} results]"
+    ),
+    samples={"query": _QUERIES, "category": _CATEGORIES, "max_price": (15, 25, 40, 50, 75, 100, 150), "limit": _LIMITS},
+)
 def search_products(
     db: Session,
     query: str = "",
@@ -346,7 +383,7 @@ def search_products(
     return {"total": total, "products": [_product_summary(p) for p in products]}
 
 
-@kit.tool(write=False)
+@kit.tool(write=False, intent="Show the details of product {product_id}")
 def get_product(db: Session, product_id: str) -> dict[str, Any]:
     """Get one product's full details: name, brand, category, description, price, stock, rating.
 
@@ -366,7 +403,11 @@ def get_product(db: Session, product_id: str) -> dict[str, Any]:
 # -- customers ---------------------------------------------------------------------------------
 
 
-@kit.tool(write=False)
+@kit.tool(
+    write=False,
+    intent="Find the customers whose name or email contains '{query}'[, showing up to {limit} results]",
+    samples={"query": ("emma", "olivia", "johnson", "moore", "brown", "fischer", "inbox.org"), "limit": _LIMITS},
+)
 def find_customer(db: Session, query: str, limit: int = 10) -> list[dict[str, Any]]:
     """Find customers whose name or email contains the query (case-insensitive).
 
@@ -396,7 +437,7 @@ def find_customer(db: Session, query: str, limit: int = 10) -> list[dict[str, An
     return [{"customer_id": c.id, "name": c.name, "email": c.email} for c in rows]
 
 
-@kit.tool(write=False)
+@kit.tool(write=False, intent="Show the profile of customer {customer_id}")
 def get_customer(db: Session, customer_id: str) -> dict[str, Any]:
     """Get a customer's profile: contact details, default shipping address, order and cart counts.
 
@@ -424,7 +465,7 @@ def get_customer(db: Session, customer_id: str) -> dict[str, Any]:
 # -- cart --------------------------------------------------------------------------------------
 
 
-@kit.tool(write=False)
+@kit.tool(write=False, intent="Show the cart of customer {customer_id}")
 def view_cart(db: Session, customer_id: str) -> dict[str, Any]:
     """Show a customer's cart: items, current prices, subtotal, coupon, discount and total.
 
@@ -448,7 +489,11 @@ def view_cart(db: Session, customer_id: str) -> dict[str, Any]:
     return _cart_view(db, cart)
 
 
-@kit.tool(write=True)
+@kit.tool(
+    write=True,
+    intent="Add[ {quantity} of] product {product_id} to the cart of customer {customer_id}",
+    samples={"quantity": (1, 1, 2, 3)},
+)
 def add_to_cart(db: Session, customer_id: str, product_id: str, quantity: int = 1) -> dict[str, Any]:
     """Add units of a product to a customer's cart (adds to the quantity already there).
 
@@ -474,7 +519,11 @@ def add_to_cart(db: Session, customer_id: str, product_id: str, quantity: int = 
     return _cart_view(db, cart)
 
 
-@kit.tool(write=True)
+@kit.tool(
+    write=True,
+    intent="Change the quantity of product {product_id} in the cart of customer {customer_id} to {quantity}",
+    samples={"quantity": (1, 1, 2, 3)},
+)
 def update_cart_item(db: Session, customer_id: str, product_id: str, quantity: int) -> dict[str, Any]:
     """Set the quantity of a product already in a customer's cart.
 
@@ -502,7 +551,7 @@ def update_cart_item(db: Session, customer_id: str, product_id: str, quantity: i
     return _cart_view(db, cart)
 
 
-@kit.tool(write=True)
+@kit.tool(write=True, intent="Remove product {product_id} from the cart of customer {customer_id}")
 def remove_from_cart(db: Session, customer_id: str, product_id: str) -> dict[str, Any]:
     """Remove a product (all its units) from a customer's cart. Returns the updated cart.
 
@@ -522,7 +571,11 @@ def remove_from_cart(db: Session, customer_id: str, product_id: str) -> dict[str
     return _cart_view(db, cart)
 
 
-@kit.tool(write=True)
+@kit.tool(
+    write=True,
+    intent="Apply coupon {code} to the cart of customer {customer_id}",
+    samples={"code": ("WELCOME10", "FIVEOFF", "SAVE20", "welcome10")},
+)
 def apply_coupon(db: Session, customer_id: str, code: str) -> dict[str, Any]:
     """Apply a coupon code to a customer's cart (replacing any coupon already applied).
 
@@ -549,7 +602,7 @@ def apply_coupon(db: Session, customer_id: str, code: str) -> dict[str, Any]:
     return _cart_view(db, cart)
 
 
-@kit.tool(write=True)
+@kit.tool(write=True, intent="Remove the coupon from the cart of customer {customer_id}")
 def remove_coupon(db: Session, customer_id: str) -> dict[str, Any]:
     """Remove the coupon applied to a customer's cart. Returns the updated cart.
 
@@ -566,7 +619,11 @@ def remove_coupon(db: Session, customer_id: str) -> dict[str, Any]:
     return _cart_view(db, cart)
 
 
-@kit.tool(write=True)
+@kit.tool(
+    write=True,
+    intent="Check out the cart of customer {customer_id}[ and ship the order to {shipping_address}]",
+    samples={"shipping_address": _ADDRESSES},
+)
 def checkout(db: Session, customer_id: str, shipping_address: str | None = None) -> dict[str, Any]:
     """Place an order from a customer's cart: takes the stock, applies the coupon, empties the cart.
 
@@ -634,7 +691,11 @@ def checkout(db: Session, customer_id: str, shipping_address: str | None = None)
 # -- orders ------------------------------------------------------------------------------------
 
 
-@kit.tool(write=False)
+@kit.tool(
+    write=False,
+    intent="List the[ {status}] orders of customer {customer_id}[, showing up to {limit}]",
+    samples={"status": ORDER_STATUSES, "limit": _LIMITS},
+)
 def list_orders(db: Session, customer_id: str, status: str | None = None, limit: int = 20) -> dict[str, Any]:
     """List a customer's orders, newest first.
 
@@ -673,7 +734,7 @@ def list_orders(db: Session, customer_id: str, status: str | None = None, limit:
     }
 
 
-@kit.tool(write=False)
+@kit.tool(write=False, intent="Show order {order_id}")
 def get_order(db: Session, order_id: str) -> dict[str, Any]:
     """Get one order: status, dates, shipping address, items, amounts and any returns.
 
@@ -686,7 +747,7 @@ def get_order(db: Session, order_id: str) -> dict[str, Any]:
     return _order_view(_order(db, order_id))
 
 
-@kit.tool(write=True)
+@kit.tool(write=True, intent="Cancel order {order_id}")
 def cancel_order(db: Session, order_id: str) -> dict[str, Any]:
     """Cancel an order that has not shipped yet (status "placed" or "paid") and restock its items.
 
@@ -720,7 +781,9 @@ def cancel_order(db: Session, order_id: str) -> dict[str, Any]:
     return {"order_id": order.id, "status": order.status, "refund": _money(refund)}
 
 
-@kit.tool(write=True)
+@kit.tool(
+    write=True, intent="Change the shipping address of order {order_id} to {address}", samples={"address": _ADDRESSES}
+)
 def update_shipping_address(db: Session, order_id: str, address: str) -> dict[str, Any]:
     """Change where an order ships, while it has not shipped yet (status "placed" or "paid").
 
@@ -747,7 +810,11 @@ def update_shipping_address(db: Session, order_id: str, address: str) -> dict[st
 # -- returns -----------------------------------------------------------------------------------
 
 
-@kit.tool(write=True)
+@kit.tool(
+    write=True,
+    intent="Request a return of {quantity} of product {product_id} from order {order_id} with the reason '{reason}'",
+    samples={"quantity": (1, 1, 1, 2), "reason": _RETURN_REASONS},
+)
 def request_return(db: Session, order_id: str, product_id: str, quantity: int, reason: str) -> dict[str, Any]:
     """Open a return for units of one product of a delivered order.
 
@@ -808,7 +875,7 @@ def request_return(db: Session, order_id: str, product_id: str, quantity: int, r
     return _return_view(ret)
 
 
-@kit.tool(write=False)
+@kit.tool(write=False, intent="Show return {return_id}")
 def get_return(db: Session, return_id: str) -> dict[str, Any]:
     """Get one return: order, product, quantity, reason, status and refund amount.
 
@@ -825,7 +892,11 @@ def get_return(db: Session, return_id: str) -> dict[str, Any]:
     return _return_view(ret)
 
 
-@kit.tool(write=False)
+@kit.tool(
+    write=False,
+    intent="List the returns of customer {customer_id}[, showing up to {limit}]",
+    samples={"limit": _LIMITS},
+)
 def list_returns(db: Session, customer_id: str, limit: int = 20) -> list[dict[str, Any]]:
     """List a customer's returns, newest first.
 

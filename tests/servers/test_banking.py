@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
+import re
 from typing import Any
 
 import pytest
@@ -101,6 +103,30 @@ def test_every_tool_and_parameter_is_described(bank: LiveServer) -> None:
         assert "db" not in props
         for name, prop in props.items():
             assert prop.get("description"), f"{tool.name}.{name} has no description"
+
+
+def test_every_tool_has_a_synthesis_intent_and_samples(bank: LiveServer) -> None:
+    async def go() -> dict[str, Any]:
+        async with Client(bank.server) as client:
+            return {t.name: t.meta for t in (await client.list_tools()).tools}
+
+    metas = asyncio.run(go())
+    for name, info in kit.tools.items():
+        intent = info.intent
+        assert intent, name
+        assert intent[0].isupper() and not intent.endswith("."), name
+        assert metas[name]["gym_mcp/intent"] == intent
+        outside = re.sub(r"\[[^\]]*\]", "", intent)
+        params = list(inspect.signature(info.fn).parameters.values())[1:]
+        for p in params:
+            required = p.default is inspect.Parameter.empty
+            if required:  # every argument value must be traceable to the instruction
+                assert "{" + p.name + "}" in outside, f"{name}: required {p.name} missing from the intent"
+            else:  # an optional part is dropped when the argument is not given
+                assert "{" + p.name + "}" not in outside, f"{name}: optional {p.name} outside a [...] part"
+            literal = not p.name.endswith("_id") and p.annotation not in (bool, "bool")
+            if literal and "{" + p.name + "}" in intent:
+                assert len(info.samples.get(p.name, ())) >= 3, f"{name}.{p.name} needs samples"
 
 
 def test_seed_has_enough_entities(bank: LiveServer) -> None:

@@ -7,6 +7,9 @@ event (2026-02-11), so their scenarios do not depend on the seeded calendars.
 from __future__ import annotations
 
 import asyncio
+import inspect
+import re
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -623,3 +626,59 @@ def test_book_and_release_room(s: LiveServer) -> None:
     assert s.query("select room_id from events where id = ?", ev["id"])[0][0] is None
     assert "no room" in s.error("release_room", event_id=ev["id"], acting_person_id="PER-1001")
     assert "Only the organizer" in s.error("release_room", event_id=other["id"], acting_person_id="PER-1001")
+
+
+# -- synthesis hints ----------------------------------------------------------------------------
+
+
+def test_every_tool_has_a_synthesis_intent() -> None:
+    for name, info in kit.tools.items():
+        assert info.intent, name
+        assert info.intent[0].isupper() and not info.intent.endswith("."), name
+        outside = set(re.findall(r"\{(\w+)\}", re.sub(r"\[[^\[\]]*\]", "", info.intent)))
+        inside = set(re.findall(r"\{(\w+)\}", "".join(re.findall(r"\[[^\[\]]*\]", info.intent))))
+        for p in list(inspect.signature(info.fn).parameters.values())[1:]:
+            if p.default is inspect.Parameter.empty:
+                assert p.name in outside, f"{name}: required {p.name} must be a placeholder outside [...]"
+            else:
+                assert p.name not in outside, f"{name}: optional {p.name} must sit inside [...]"
+                assert p.name in inside or isinstance(p.default, bool), f"{name}: optional {p.name} has no slot"
+        for pname, values in info.samples.items():
+            assert len(values) >= 3, f"{name}.{pname}"
+
+
+def test_synthesis_samples_make_valid_calls(s: LiveServer) -> None:
+    people = {pid for (pid,) in s.query("select id from people")}
+    for info in kit.tools.values():
+        for pname, values in info.samples.items():
+            if pname.endswith("_ids"):
+                assert all(1 <= len(v) <= 3 and set(v) <= people for v in values), f"{info.name}.{pname}"
+    for name in ("create_event", "update_event", "list_rooms"):
+        samples = kit.tools[name].samples
+        for start in samples["start"]:
+            assert start >= "2026-01-15", f"{name}: {start} is in the past"
+            for end in samples["end"]:
+                if start[:10] == end[:10]:  # a same-day pair always makes a 30-180 minute meeting
+                    minutes = (datetime.fromisoformat(end) - datetime.fromisoformat(start)).seconds // 60
+                    assert 30 <= minutes <= 180, (name, start, end)
+    create = kit.tools["create_event"].samples
+    for i, group in enumerate(create["attendee_ids"]):
+        start, end = create["start"][i % len(create["start"])], create["end"][i % len(create["end"])]
+        if start[:10] != end[:10]:
+            end = start[:10] + end[10:]
+        s.ok(
+            "create_event",
+            organizer_id=f"PER-{1030 + i}",
+            title=create["title"][i % len(create["title"])],
+            start=start,
+            end=end,
+            attendee_ids=group,
+            description=create["description"][i % len(create["description"])],
+        )
+
+
+def test_synthesis_samples_find_free_slots(ro: LiveServer) -> None:
+    free = kit.tools["find_free_slot"].samples
+    for people_ids in free["person_ids"]:
+        for day in free["date"]:
+            assert ro.ok("find_free_slot", person_ids=people_ids, date=day, duration_minutes=120)["slot"]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
+import re
 from typing import Any
 
 import pytest
@@ -623,3 +625,18 @@ def test_get_and_list_returns(srv: LiveServer) -> None:
     )
     assert srv.ok("list_returns", customer_id=no_returns) == []
     assert "limit" in srv.error("list_returns", customer_id=cid, limit=0)
+
+
+def test_every_tool_has_a_synthesis_intent() -> None:
+    for name, info in kit.tools.items():
+        assert info.intent, name
+        assert info.intent[0].isupper() and not info.intent.endswith("."), name
+        outside = set(re.findall(r"\{(\w+)\}", re.sub(r"\[[^\[\]]*\]", "", info.intent)))
+        params = list(inspect.signature(info.fn).parameters.values())[1:]
+        for p in params:
+            if p.default is inspect.Parameter.empty:
+                assert p.name in outside, f"{name}: required {p.name} must be a placeholder outside [...]"
+            else:
+                assert p.name not in outside, f"{name}: optional {p.name} must sit inside [...]"
+        for pname, values in info.samples.items():
+            assert len(values) >= 3, f"{name}.{pname}"

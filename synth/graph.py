@@ -1,0 +1,275 @@
+"""What synthesis knows about a server: its tools, its entities, and how tools connect.
+
+Derived without an LLM, from the live server:
+
+- `ToolSpec`: a tool's parameters, READ/WRITE kind, intent template and sample values (served
+  by kit-built servers in tool metadata).
+- `EntityPools`: values a parameter can take, drawn from the server's state (SQLite columns whose
+  name matches the parameter, ``from_account_id`` -> ``account_id`` -> ``accounts.id``),
+  weighted by how much data refers to each value.
+- `ToolGraph`: explicit edges A -> B where a value tool A returns is accepted by a parameter of
+  B (learned by calling tools and matching values to parameters by their shape, ``EVT-1042``
+  looks like ``EVT-9999``), and implicit edges A -> B where A writes a table whose values B
+  returns (learned from state diffs). Cached on disk by a hash of the tool schemas.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sqlite3
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mcp.types import Tool
+
+__all__ = ["EntityPools", "ToolGraph", "ToolSpec", "shape", "tool_specs"]
+
+
+def shape(value: Any) -> str | None:
+    """The shape of an id-like string (``ACC-1001`` -> ``ACC-9999``); None for other values."""
+    if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z]+[-_]?\d+", value):
+        return None
+    return re.sub(r"\d", "9", value)
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool as synthesis sees it.
+
+    Attributes:
+        name: Tool name.
+        properties: JSON schema of each parameter.
+        required: Required parameter names.
+        write: True for a tool that may change state.
+        intent: The server's request template (None: the tool is never used in a task).
+        samples: Literal values per parameter.
+    """
+
+    name: str
+    properties: Mapping[str, Any]
+    required: tuple[str, ...]
+    write: bool
+    intent: str | None
+    samples: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+
+    def param_type(self, param: str) -> set[str]:
+        """JSON types a parameter accepts."""
+        schema = self.properties.get(param, {})
+        types: set[str] = set()
+        for option in [schema, *schema.get("anyOf", [])]:
+            t = option.get("type")
+            if isinstance(t, str):
+                types.add(t)
+            elif isinstance(t, list):
+                types.update(t)
+        return types or {"string"}
+
+
+def tool_specs(tools: Sequence[Tool]) -> list[ToolSpec]:
+    """Read tool specs from a live server's tool list."""
+    specs = []
+    for tool in tools:
+        meta = tool.meta or {}
+        schema = tool.input_schema or {}
+        kind = meta.get("gym_mcp/kind")
+        if kind is None:
+            annotations = tool.annotations
+            kind = "read" if annotations is not None and annotations.read_only_hint else "write"
+        samples = meta.get("gym_mcp/samples") or {}
+        specs.append(
+            ToolSpec(
+                name=tool.name,
+                properties=dict(schema.get("properties") or {}),
+                required=tuple(schema.get("required") or ()),
+                write=kind == "write",
+                intent=meta.get("gym_mcp/intent"),
+                samples={k: tuple(v) for k, v in samples.items()},
+            )
+        )
+    return specs
+
+
+def _singular(table: str) -> str:
+    if table.endswith("ies"):
+        return table[:-3] + "y"
+    if table == "people":
+        return "person"
+    if table.endswith("ses"):
+        return table[:-2]
+    return table[:-1] if table.endswith("s") else table
+
+
+class EntityPools:
+    """Entity values from a server's SQLite state, by column, weighted by references.
+
+    Args:
+        database: The state's database bytes (an SQLite snapshot), or None for no pools.
+    """
+
+    def __init__(self, database: bytes | None) -> None:
+        self.columns: dict[str, Counter[Any]] = defaultdict(Counter)
+        self.tables: dict[str, set[Any]] = defaultdict(set)
+        self.rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        self.value_tables: dict[Any, set[str]] = defaultdict(set)
+        if not database:
+            return
+        conn = sqlite3.connect(":memory:")
+        try:
+            conn.deserialize(database)
+            tables = [
+                r[0]
+                for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")
+            ]
+            refs: Counter[Any] = Counter()
+            for table in sorted(tables):
+                cols = [r[1] for r in conn.execute(f'PRAGMA table_info("{table}")')]
+                keys = [f"{_singular(table)}_id" if col == "id" else col for col in cols]
+                for row in conn.execute(f'SELECT * FROM "{table}"'):
+                    if len(self.rows[table]) < 5000:
+                        self.rows[table].append(dict(zip(keys, row, strict=True)))
+                    for key, value in zip(keys, row, strict=True):
+                        if value is None or isinstance(value, bytes):
+                            continue
+                        self.columns[key][value] += 0
+                        self.tables[table].add(value)
+                        self.value_tables[value].add(table)
+                        if shape(value):
+                            refs[value] += 1
+            for counter in self.columns.values():
+                for value in counter:
+                    counter[value] = refs.get(value, 0) + 1
+        finally:
+            conn.close()
+
+    @property
+    def empty(self) -> bool:
+        """True when the state holds no entities at all."""
+        return not any(self.columns.values())
+
+    def column_for(self, param: str) -> str | None:
+        """The column key a parameter draws from: its own name, or its name minus prefixes."""
+        words = param.split("_")
+        for i in range(len(words)):
+            key = "_".join(words[i:])
+            if key in self.columns and (i == 0 or "_" in key or key.endswith("id")):
+                return key
+        return None
+
+    def candidates(self, param: str) -> Counter[Any]:
+        """Values for a parameter (see `column_for`), weighted by how much data refers to each."""
+        key = self.column_for(param)
+        return self.columns[key] if key is not None else Counter()
+
+    def joint_row(self, params: list[str], rng: Any) -> dict[str, Any]:
+        """Values for several id parameters taken from ONE row, so they belong together.
+
+        E.g. ``respond_to_invitation(invitation_id, person_id)`` gets an invitation and its own
+        invitee. Returns the parameters a row could fill (empty when no table covers two).
+        """
+        keys = {p: self.column_for(p) for p in params}
+        keys = {p: k for p, k in keys.items() if k is not None}
+        best: list[tuple[str, list[str]]] = []
+        for table, rows in sorted(self.rows.items()):
+            if not rows:
+                continue
+            covered = [p for p, k in keys.items() if k in rows[0]]
+            if len(covered) >= 2:
+                best.append((table, covered))
+        if not best:
+            return {}
+        most = max(len(c) for _, c in best)
+        table, covered = rng.choice([b for b in best if len(b[1]) == most])
+        row = rng.choice(self.rows[table])
+        return {p: row[keys[p]] for p in covered if row[keys[p]] is not None}
+
+
+@dataclass
+class ToolGraph:
+    """Edges between tools, learned from live calls.
+
+    Attributes:
+        explicit: ``{(a, b): [params of b that a's output can fill]}``.
+        implicit: ``{(a, b): [tables a writes whose values b returns]}``.
+        reads_tables: Tables whose values each tool's output contained.
+        writes_tables: Tables each write tool changed.
+    """
+
+    explicit: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    implicit: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    reads_tables: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    writes_tables: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+
+    def successors(self, tool: str) -> set[str]:
+        """Tools with an edge from ``tool``."""
+        return {b for (a, b) in [*self.explicit, *self.implicit] if a == tool}
+
+    def observe(
+        self, tool: str, output: Any, specs: Sequence[ToolSpec], pools: EntityPools, changed: Iterable[str] = ()
+    ) -> None:
+        """Learn from one successful call: its output's values and the tables it changed."""
+        values = [v for v in _leaves(output)]
+        for value in values:
+            self.reads_tables[tool].update(pools.value_tables.get(value, ()))
+        self.writes_tables[tool].update(changed)
+        shapes = {shape(v) for v in values} - {None}
+        for spec in specs:
+            for param in spec.properties:
+                pool = pools.candidates(param)
+                pool_shapes = {shape(v) for v in list(pool)[:50]} - {None}
+                if pool_shapes & shapes:
+                    params = self.explicit.setdefault((tool, spec.name), [])
+                    if param not in params:
+                        params.append(param)
+
+    def finish(self) -> None:
+        """Derive implicit edges from what writes changed and what reads return."""
+        for writer, tables in self.writes_tables.items():
+            for reader, read in self.reads_tables.items():
+                common = sorted(tables & read)
+                if common and writer != reader:
+                    self.implicit[(writer, reader)] = common
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready form (for the cache and reports)."""
+        return {
+            "explicit": [[a, b, p] for (a, b), p in sorted(self.explicit.items())],
+            "implicit": [[a, b, t] for (a, b), t in sorted(self.implicit.items())],
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ToolGraph:
+        """Read the cached form."""
+        graph = cls()
+        graph.explicit = {(a, b): list(p) for a, b, p in data.get("explicit", [])}
+        graph.implicit = {(a, b): list(t) for a, b, t in data.get("implicit", [])}
+        return graph
+
+
+def _leaves(obj: Any) -> Iterable[Any]:
+    if isinstance(obj, Mapping):
+        for v in obj.values():
+            yield from _leaves(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _leaves(v)
+    elif obj is not None:
+        yield obj
+
+
+def schema_hash(specs: Sequence[ToolSpec]) -> str:
+    """Hash of the tool schemas (the graph cache key)."""
+    data = [[s.name, s.properties, list(s.required), s.write] for s in sorted(specs, key=lambda s: s.name)]
+    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def cache_dir() -> Path:
+    """Where graphs are cached: ``$GYM_MCP_HOME/cache`` (default ``~/.cache/gym-mcp``)."""
+    home = os.environ.get("GYM_MCP_HOME")
+    base = Path(home) / "cache" if home else Path(os.path.expanduser("~/.cache/gym-mcp"))
+    return base / "graphs"

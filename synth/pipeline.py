@@ -1,0 +1,723 @@
+"""The synthesis pipeline: live-state chains, rendered instructions, replay-verified tasks.
+
+For one server: (1) read its tools and learn the tool graph; (2) draw entities from its state;
+(3) sample chains of 1-5 calls along the graph and run them on the live server from the task's
+initial snapshot, keeping a chain only if every call succeeds and every write changes state;
+(4) render the instruction from the tools' intent templates, checking that every argument is
+traceable to the instruction or an earlier output; (5) label a variant; (6) replay every kept
+task from a fresh reset and compare fingerprints, drop near-duplicates, label difficulty and
+split train / held-out; (7) write JSONL and a report. Same seed, same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import re
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gym_mcp._env import MCPEnv
+from gym_mcp._live import BundledSource, ServerSource
+from gym_mcp._schema import openai_tools
+from gym_mcp.errors import GymMCPError
+from gym_mcp.synth.graph import EntityPools, ToolGraph, ToolSpec, cache_dir, schema_hash, shape, tool_specs
+from gym_mcp.synth.render import format_value, is_traceable, noun, render, render_chain
+from gym_mcp.tasks import Task, save_tasks
+
+__all__ = ["SynthConfig", "SynthError", "SynthResult", "synthesize"]
+
+IRRELEVANT_REQUESTS = (
+    "What will the weather be like in Lisbon this weekend?",
+    "Write me a short poem about autumn leaves.",
+    "Translate 'good morning' into Japanese.",
+    "Who won the football world cup in 2014?",
+    "Recommend a good science-fiction novel for a long flight.",
+    "How many minutes should I boil an egg for a soft yolk?",
+    "Explain the difference between a virus and a bacterium in two sentences.",
+    "What is the capital of Australia?",
+    "Suggest three names for a golden retriever puppy.",
+    "How do I remove a red wine stain from a cotton shirt?",
+    "What time is sunset in Oslo today?",
+    "Give me a vegetarian lasagna recipe.",
+    "Summarize the plot of Hamlet in one paragraph.",
+    "Which planet in the solar system has the most moons?",
+    "Teach me three basic phrases in Italian.",
+    "What's a good stretching routine after running?",
+    "Convert 72 degrees Fahrenheit to Celsius.",
+    "Tell me a joke about programmers.",
+    "What are the rules of chess castling?",
+    "How tall is Mount Kilimanjaro?",
+    "Plan a two-day sightseeing trip to Kyoto.",
+    "What is the best way to learn touch typing?",
+    "Why is the sky blue?",
+    "List some board games that work well for two players.",
+    "How much water should a houseplant get in winter?",
+    "Write a haiku about the ocean.",
+    "What does the idiom 'break the ice' mean?",
+    "Recommend a podcast about history.",
+    "How do I change a flat bicycle tire?",
+    "What is the boiling point of water at high altitude?",
+)
+
+
+class SynthError(GymMCPError):
+    """Synthesis cannot run for this server (no write tools, no entities, ...)."""
+
+
+@dataclass(frozen=True)
+class SynthConfig:
+    """Settings of a synthesis run.
+
+    Attributes:
+        n: Tasks to produce.
+        seed: Seed of every random choice (same seed, same tasks).
+        data_seed: The server data seed the tasks start from.
+        max_chain: Longest chain (1-5).
+        length_weights: Relative weight of chain lengths 1..max_chain.
+        variants: Relative weight of each variant label.
+        jaccard: Near-duplicate threshold over call sequences.
+        heldout_fraction: Share of tools (templates) and of entities reserved for the test split.
+        optional_rate: Chance of passing an optional parameter that has values and a template slot.
+        max_attempts: Candidate chains tried per task wanted before giving up.
+    """
+
+    n: int = 500
+    seed: int = 0
+    data_seed: int = 0
+    max_chain: int = 5
+    length_weights: tuple[float, ...] = (0.3, 0.3, 0.2, 0.12, 0.08)
+    variants: Mapping[str, float] = field(
+        default_factory=lambda: {"complete": 0.6, "missing_param": 0.16, "distractors": 0.2, "irrelevant": 0.04}
+    )
+    jaccard: float = 0.7
+    heldout_fraction: float = 0.08
+    optional_rate: float = 0.3
+    max_attempts: int = 30
+
+    def __post_init__(self) -> None:
+        if self.n < 1:
+            raise SynthError(f"n must be at least 1, got {self.n}")
+        if not 1 <= self.max_chain <= 5:
+            raise SynthError(f"max_chain must be 1-5, got {self.max_chain}")
+
+
+@dataclass
+class SynthResult:
+    """Tasks and the numbers behind them.
+
+    Attributes:
+        tasks: The kept, replay-verified tasks.
+        stats: Counts and timings (see `report_text`).
+    """
+
+    tasks: list[Task]
+    stats: dict[str, Any]
+
+
+@dataclass
+class _Chain:
+    calls: list[dict[str, Any]]
+    sentences: list[str]
+    outputs: list[str]
+    refs: int
+    tools: list[str]
+    entities: set[str]
+    missing: tuple[int, str] | None = None
+
+
+ProgressFn = Callable[[int, int], None]
+
+
+class _Synthesizer:
+    def __init__(self, server: str, source: ServerSource, config: SynthConfig, progress: ProgressFn | None) -> None:
+        self.server = server
+        self.source = source
+        self.config = config
+        self.progress = progress
+        self.rng = random.Random(config.seed)
+        self.env = MCPEnv(source, max_steps=1_000_000)
+        self.rejects: Counter[str] = Counter()
+        self.repaired = 0
+        self.timings: Counter[str] = Counter()
+        self.specs = [s for s in tool_specs(self.env.core.live.tools if self.env.core.live else [])]
+        self.by_name = {s.name: s for s in self.specs}
+        self.usable = [s for s in self.specs if s.intent]
+        if not any(s.write for s in self.usable):
+            raise SynthError(
+                f"{server}: no write tools with an intent template; synthesis needs tools that change state"
+            )
+        snapshot = source.initial_snapshot(config.data_seed)
+        self.pools = EntityPools(snapshot.data if snapshot.kind == "sqlite" else None)
+        if self.pools.empty and snapshot.kind == "sqlite":
+            raise SynthError(f"{server}: the seed state (data seed {config.data_seed}) holds no entities")
+        self.base_task = Task(id="synth", server=server, instruction="synth", initial_state={"seed": config.data_seed})
+        self.fp0 = ""
+        self.graph = self._graph()
+        self.used: Counter[str] = Counter()
+
+    # -- graph -------------------------------------------------------------------------------
+
+    def _graph(self) -> ToolGraph:
+        key = schema_hash(self.specs)
+        path = cache_dir() / f"{self.server}-{key}.json"
+        if path.exists():
+            try:
+                return ToolGraph.from_json(json.loads(path.read_text()))
+            except (ValueError, TypeError):
+                pass
+        graph = ToolGraph()
+        probe = random.Random(12345)
+        for spec in self.usable:
+            for _ in range(3):
+                self.env.reset(options={"task": self.base_task})
+                before = self.env.state.snapshot()
+                args = self._fill(spec, probe, [], {})
+                if args is None:
+                    continue
+                obs, *_ = self.env.step({"name": spec.name, "arguments": args[0]})
+                if self.env.core.calls[-1].status != "ok":
+                    continue
+                changed = self.env.state.diff(before, self.env.state.snapshot()).groups if spec.write else {}
+                graph.observe(spec.name, _decode(obs), self.usable, self.pools, changed)
+        graph.finish()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(graph.to_json(), indent=1))
+        except OSError:
+            pass
+        return graph
+
+    # -- argument filling ------------------------------------------------------------------------
+
+    def _pool_value(self, spec: ToolSpec, param: str, rng: random.Random) -> Any:
+        pool = self.pools.candidates(param)
+        types = spec.param_type(param)
+        values = [v for v in pool if _fits(v, types)]
+        if not values:
+            return _MISSING
+        weights = [pool[v] for v in values]
+        return rng.choices(values, weights=weights, k=1)[0]
+
+    def _fill(
+        self, spec: ToolSpec, rng: random.Random, outputs: Sequence[Any], earlier: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, str]] | None:
+        """Arguments for one call, and the parameters that refer to an earlier output."""
+        args: dict[str, Any] = {}
+        refs: dict[str, str] = {}
+        template = spec.intent or ""
+        ids = [
+            p for p in spec.required if not spec.samples.get(p) and shape(next(iter(self.pools.candidates(p)), None))
+        ]
+        joint = self.pools.joint_row(ids, rng) if len(ids) >= 2 and rng.random() < 0.7 else {}
+        for param, schema in spec.properties.items():
+            if param in joint and _fits(joint[param], spec.param_type(param)):
+                args[param] = joint[param]
+                continue
+            required = param in spec.required
+            in_template = "{" + param + "}" in template
+            if not required and (not in_template or rng.random() > self.config.optional_rate):
+                continue
+            ref = self._ref(param, outputs) if rng.random() < 0.8 else _MISSING
+            if ref is not _MISSING:
+                args[param] = ref
+                refs[param] = f"that {noun(param)}"
+                continue
+            value: Any = _MISSING
+            if spec.samples.get(param):
+                value = rng.choice(spec.samples[param])
+            if value is _MISSING:
+                value = self._pool_value(spec, param, rng)
+            if value is _MISSING and isinstance(schema.get("enum"), list):
+                value = rng.choice(schema["enum"])
+            if value is _MISSING:
+                value = _default(spec.param_type(param), rng)
+            if value is _MISSING:
+                if required:
+                    return None
+                continue
+            args[param] = value
+        return args, refs
+
+    def _repair(self, args: dict[str, Any], refs: Mapping[str, str], error: str) -> dict[str, Any] | None:
+        """New arguments when an error message names an id that fits one argument better.
+
+        Servers written for models say what they need ("Only the organizer of EVT-1054,
+        Lucia Mwangi (PER-1038), can cancel it"); an id of the same shape as an argument that
+        the error mentions, and the call did not pass, replaces that argument.
+        """
+        mentioned = [m for m in re.findall(r"[A-Za-z]+[-_]?\d+", error) if shape(m)]
+        passed = {str(v) for v in args.values()}
+        for value in mentioned:
+            if value in passed:
+                continue
+            for param, current in args.items():
+                if param not in refs and shape(current) == shape(value):
+                    return {**args, param: value}
+        return None
+
+    def _ref(self, param: str, outputs: Sequence[Any]) -> Any:
+        """A value for ``param`` that an earlier output holds unambiguously (the only one of its shape)."""
+        pool = self.pools.candidates(param)
+        pool_shapes = {shape(v) for v in list(pool)[:50]} - {None}
+        if not pool_shapes:
+            return _MISSING
+        for output in reversed(outputs):
+            found = {v for v in _leaves(output) if shape(v) in pool_shapes}
+            if len(found) == 1:
+                return found.pop()
+        return _MISSING
+
+    # -- chains --------------------------------------------------------------------------------------
+
+    def _pick_tool(self, rng: random.Random, previous: Sequence[str], want_write: bool) -> ToolSpec:
+        candidates = [s for s in self.usable if s.write or not want_write]
+        succ = set().union(*(self.graph.successors(p) for p in previous)) if previous else set()
+        linked = [s for s in candidates if s.name in succ and s.name not in previous]
+        pool = linked if linked and rng.random() < 0.7 else candidates
+        weights = [1.0 / (1 + self.used[s.name]) for s in pool]
+        return rng.choices(pool, weights=weights, k=1)[0]
+
+    def _sample_chain(self, rng: random.Random) -> _Chain | str:
+        cfg = self.config
+        length = rng.choices(range(1, cfg.max_chain + 1), weights=cfg.length_weights[: cfg.max_chain], k=1)[0]
+        self.env.reset(options={"task": self.base_task})
+        if not self.fp0:
+            self.fp0 = self.env.state.fingerprint()
+        calls: list[dict[str, Any]] = []
+        sentences: list[str] = []
+        outputs: list[Any] = []
+        texts: list[str] = []
+        names: list[str] = []
+        entities: set[str] = set()
+        refs = 0
+        write_at = rng.randrange(length)  # at least one write, here
+        for i in range(length):
+            spec = self._pick_tool(rng, names, want_write=(i == write_at))
+            filled = self._fill(spec, rng, outputs, {})
+            if filled is None:
+                return "no value for a required parameter"
+            args, ref_params = filled
+            sentence = render(spec.intent or "", args, ref_params)
+            if sentence is None:
+                return "template cannot be rendered"
+            before = self.env.state.fingerprint() if spec.write else ""
+            obs, *_ = self.env.step({"name": spec.name, "arguments": args})
+            record = self.env.core.calls[-1]
+            if record.status == "tool_error":
+                repaired = self._repair(args, ref_params, record.output)
+                if repaired is not None:  # the error named the value it wanted: try that once
+                    args = repaired
+                    sentence = render(spec.intent or "", args, ref_params) or sentence
+                    obs, *_ = self.env.step({"name": spec.name, "arguments": args})
+                    record = self.env.core.calls[-1]
+                    self.repaired += record.status == "ok"
+            if record.status != "ok":
+                return f"call failed ({record.status})"
+            if spec.write and self.env.state.fingerprint() == before:
+                return "write changed nothing"
+            calls.append({"name": spec.name, "arguments": args})
+            sentences.append(sentence)
+            outputs.append(_decode(obs))
+            texts.append(obs)
+            names.append(spec.name)
+            refs += len(ref_params)
+            entities.update(str(v) for p, v in args.items() if p not in ref_params and shape(v))
+        if self.env.state.fingerprint() == self.fp0:
+            return "writes cancel out (no net change)"  # e.g. freeze then unfreeze: nothing to check
+        instruction = render_chain(sentences)
+        for i, call in enumerate(calls):
+            for value in _leaves(call["arguments"]):
+                if not is_traceable(value, instruction, texts[:i]):
+                    return "argument not traceable"
+        return _Chain(calls, sentences, texts, refs, names, entities)
+
+    # -- tasks ---------------------------------------------------------------------------------------
+
+    def _variant(self, rng: random.Random) -> str:
+        variants = dict(self.config.variants)
+        variants.pop("irrelevant", None)  # made separately, by quota
+        if not self._distractor_pool():
+            variants.pop("distractors", None)
+        names = sorted(variants)
+        return rng.choices(names, weights=[variants[n] for n in names], k=1)[0]
+
+    def _distractor_pool(self) -> list[dict[str, Any]]:
+        if not hasattr(self, "_distractors"):
+            from gym_mcp.servers import BUNDLED, get_kit
+
+            pool: list[dict[str, Any]] = []
+            own = set(self.by_name)
+            for other in sorted(BUNDLED):
+                if other == self.server:
+                    continue
+                kit = get_kit(other)
+                for info in kit.tools.values():
+                    if info.name not in own:
+                        pool.append({"server": other, "name": info.name})
+            self._distractors = pool
+        return self._distractors
+
+    def _distractor_schemas(self, rng: random.Random) -> list[dict[str, Any]]:
+        from gym_mcp.servers import get_kit
+
+        picks = rng.sample(self._distractor_pool(), k=min(3, len(self._distractor_pool())))
+        schemas = []
+        for pick in picks:
+            tools = _kit_tools(get_kit(pick["server"]))
+            schemas.extend(openai_tools([t for t in tools if t.name == pick["name"]]))
+        return schemas
+
+    def _irrelevant(self, index: int, request: str) -> Task:
+        """A request the server cannot serve: the right behaviour is no call at all."""
+        if not self.fp0:
+            self.env.reset(options={"task": self.base_task})
+            self.fp0 = self.env.state.fingerprint()
+        return Task(
+            id=f"{self.server}-{index:05d}",
+            server=self.server,
+            instruction=request,
+            initial_state={"seed": self.config.data_seed},
+            reference_calls=(),
+            expected_fingerprint=self.fp0,
+            difficulty="easy",
+            variant="irrelevant",
+            metadata={"length": 0, "dependencies": 0, "tools": [], "entities": []},
+        )
+
+    def _to_task(self, index: int, chain: _Chain, variant: str, rng: random.Random) -> Task | None:
+        instruction = render_chain(chain.sentences)
+        hidden_goal = None
+        metadata: dict[str, Any] = {}
+        if variant == "missing_param":
+            hidden = self._hide_param(chain, rng)
+            if hidden is None:
+                variant = "complete"
+            else:
+                instruction, hidden_goal, metadata["missing"] = hidden
+        if variant == "distractors":
+            metadata["distractor_tools"] = self._distractor_schemas(rng)
+        length, deps = len(chain.calls), chain.refs
+        difficulty = "easy" if length == 1 else "hard" if length >= 4 or deps >= 2 else "medium"
+        difficulty_meta = {
+            "length": length,
+            "dependencies": deps,
+            "tools": chain.tools,
+            "entities": sorted(chain.entities),
+        }
+        return Task(
+            id=f"{self.server}-{index:05d}",
+            server=self.server,
+            instruction=instruction,
+            initial_state={"seed": self.config.data_seed},
+            reference_calls=tuple(chain.calls),
+            expected_fingerprint=None,  # set by replay
+            hidden_goal=hidden_goal,
+            difficulty=difficulty,
+            variant=variant,
+            metadata={**difficulty_meta, **metadata},
+        )
+
+    def _hide_param(self, chain: _Chain, rng: random.Random) -> tuple[str, str, dict[str, Any]] | None:
+        options = []
+        for i, call in enumerate(chain.calls):
+            spec = self.by_name[call["name"]]
+            for param in spec.required:
+                value = call["arguments"].get(param)
+                slot = "{" + param + "}" in (spec.intent or "")
+                if value is None or not slot or isinstance(value, bool):
+                    continue
+                if not any(format_value(value) in out for out in chain.outputs[:i]):
+                    options.append((i, param))
+        if not options:
+            return None
+        i, param = rng.choice(options)
+        spec = self.by_name[chain.calls[i]["name"]]
+        sentences = list(chain.sentences)
+        ask = f"(ask me which {noun(param)})"
+        redone = render(spec.intent or "", chain.calls[i]["arguments"], {param: ask})
+        if redone is None:
+            return None
+        redone = redone.replace("$" + ask, ask).replace(f"'{ask}'", ask).replace(f'"{ask}"', ask)
+        sentences[i] = redone
+        value = chain.calls[i]["arguments"][param]
+        goal = f"The {noun(param)} for step {i + 1} is {format_value(value)}."
+        return render_chain(sentences), goal, {"call": i, "param": param}
+
+    # -- the run -------------------------------------------------------------------------------------
+
+    def run(self) -> SynthResult:
+        cfg = self.config
+        start = time.perf_counter()
+        weights = dict(cfg.variants)
+        share = weights.get("irrelevant", 0.0) / max(sum(weights.values()), 1e-9)
+        n_irrelevant = min(round(cfg.n * share), len(IRRELEVANT_REQUESTS))
+        n_chains = cfg.n - n_irrelevant
+        kept: list[Task] = []
+        tokens_index: dict[str, list[int]] = {}
+        token_sets: list[set[str]] = []
+        attempts = 0
+        while len(kept) < n_chains and attempts < cfg.n * cfg.max_attempts:
+            attempts += 1
+            rng = random.Random(self.rng.random())
+            chain = self._sample_chain(rng)
+            if isinstance(chain, str):
+                self.rejects[chain] += 1
+                continue
+            tokens = {json.dumps(c, sort_keys=True) for c in chain.calls}
+            close = {j for tok in tokens for j in tokens_index.get(tok, [])}
+            if any(_jaccard(tokens, token_sets[j]) >= cfg.jaccard for j in close):
+                self.rejects["near-duplicate"] += 1
+                continue
+            task = self._to_task(len(kept), chain, self._variant(rng), rng)
+            if task is None:
+                self.rejects["no variant"] += 1
+                continue
+            for tok in tokens:
+                tokens_index.setdefault(tok, []).append(len(token_sets))
+            token_sets.append(tokens)
+            for name in chain.tools:
+                self.used[name] += 1
+            kept.append(task)
+            if self.progress:
+                self.progress(len(kept), cfg.n)
+        if len(kept) < n_chains:
+            raise SynthError(
+                f"{self.server}: only {len(kept)} of {n_chains} call chains survived {attempts} attempts "
+                f"(rejections: {dict(self.rejects.most_common(5))})"
+            )
+        requests = self.rng.sample(IRRELEVANT_REQUESTS, n_irrelevant)
+        for request in requests:
+            kept.append(self._irrelevant(len(kept), request))
+            if self.progress:
+                self.progress(len(kept), cfg.n)
+        gen_time = time.perf_counter() - start
+        t0 = time.perf_counter()
+        tasks = self._replay_and_finish(kept)
+        replay_time = time.perf_counter() - t0
+        tasks = self._split(tasks)
+        stats = self._stats(tasks, attempts, gen_time, replay_time)
+        return SynthResult(tasks, stats)
+
+    def _replay_and_finish(self, tasks: list[Task]) -> list[Task]:
+        """Replay each task's reference calls from a fresh reset; keep its final fingerprint."""
+        out = []
+        for task in tasks:
+            self.env.reset(options={"task": task})
+            ok = True
+            for call in task.reference_calls:
+                self.env.step(dict(call))
+                if self.env.core.calls[-1].status != "ok":
+                    ok = False
+                    break
+            if not ok:
+                self.rejects["replay failed"] += 1
+                continue
+            fp = self.env.state.fingerprint()
+            if task.variant == "irrelevant" and fp != self.fp0:
+                self.rejects["replay mismatch"] += 1
+                continue
+            out.append(_replace(task, expected_fingerprint=fp))
+        return out
+
+    def _split(self, tasks: list[Task]) -> list[Task]:
+        cfg = self.config
+        rng = random.Random(cfg.seed + 1)
+        tools = sorted(s.name for s in self.usable)
+        k = max(1, round(len(tools) * cfg.heldout_fraction))
+        held_tools = set(rng.sample(tools, k))
+
+        def held_entity(value: str) -> bool:
+            return random.Random(f"{cfg.seed}:{value}").random() < cfg.heldout_fraction
+
+        out = []
+        for task in tasks:
+            meta = task.metadata
+            test = bool(set(meta.get("tools", [])) & held_tools) or any(
+                held_entity(e) for e in meta.get("entities", [])
+            )
+            if task.variant == "irrelevant":
+                test = random.Random(f"{cfg.seed}:{task.id}").random() < 0.2
+            out.append(_replace(task, split="test" if test else "train"))
+        self.held_tools = held_tools
+        return out
+
+    def _stats(self, tasks: list[Task], attempts: int, gen_time: float, replay_time: float) -> dict[str, Any]:
+        with_calls = [t for t in tasks if t.reference_calls]
+        sequences = {json.dumps([dict(c) for c in t.reference_calls], sort_keys=True) for t in with_calls}
+        tool_counts = Counter(c["name"] for t in tasks for c in t.reference_calls)
+        total = gen_time + replay_time
+        return {
+            "server": self.server,
+            "tasks": len(tasks),
+            "attempts": attempts,
+            "by_length": dict(sorted(Counter(len(t.reference_calls) for t in tasks).items())),
+            "by_variant": dict(sorted(Counter(t.variant for t in tasks).items())),
+            "by_difficulty": dict(sorted(Counter(str(t.difficulty) for t in tasks).items())),
+            "by_split": dict(sorted(Counter(t.split for t in tasks).items())),
+            "unique_call_sequences": len(sequences) / max(1, len(with_calls)),
+            "tool_coverage": len(tool_counts) / max(1, len(self.specs)),
+            "tools_total": len(self.specs),
+            "tools_used": dict(sorted(tool_counts.items())),
+            "tools_unused": sorted(set(self.by_name) - set(tool_counts)),
+            "heldout_tools": sorted(getattr(self, "held_tools", set())),
+            "rejections": dict(self.rejects.most_common()),
+            "repaired_from_error_messages": self.repaired,
+            "graph_edges": {"explicit": len(self.graph.explicit), "implicit": len(self.graph.implicit)},
+            "seconds": {"generate": round(gen_time, 2), "replay": round(replay_time, 2)},
+            "replay_share": round(replay_time / total, 3) if total else 0.0,
+            "verified_tasks_per_minute": round(len(tasks) / total * 60, 1) if total else 0.0,
+        }
+
+    def close(self) -> None:
+        self.env.close()
+
+
+_MISSING: Any = object()
+
+
+def _fits(value: Any, types: set[str]) -> bool:
+    if isinstance(value, bool):
+        return "boolean" in types
+    if isinstance(value, int):
+        return bool(types & {"integer", "number"})
+    if isinstance(value, float):
+        return "number" in types
+    if isinstance(value, str):
+        return "string" in types
+    return False
+
+
+def _default(types: set[str], rng: random.Random) -> Any:
+    if "integer" in types:
+        return rng.randint(1, 3)
+    if "number" in types:
+        return float(rng.choice([5, 10, 20, 25, 40]))
+    if "boolean" in types:
+        return rng.random() < 0.5
+    return _MISSING
+
+
+def _leaves(obj: Any) -> list[Any]:
+    if isinstance(obj, Mapping):
+        return [x for v in obj.values() for x in _leaves(v)]
+    if isinstance(obj, list):
+        return [x for v in obj for x in _leaves(v)]
+    return [obj]
+
+
+def _decode(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, TypeError):
+        return text
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a or b else 1.0
+
+
+def _replace(task: Task, **changes: Any) -> Task:
+    return Task.from_dict({**task.to_dict(), **changes})
+
+
+def _kit_tools(kit: Any) -> list[Any]:
+    """A bundled kit's tools as MCP `Tool` objects (schemas only; no database is opened)."""
+    import asyncio
+    import sqlite3
+
+    cached = _KIT_TOOLS.get(kit.name)
+    if cached is None:
+        conn = sqlite3.connect(":memory:", check_same_thread=False)
+        server = kit.create_server(conn)
+
+        async def go() -> list[Any]:
+            return list(await server.list_tools())
+
+        from gym_mcp._runner import run_sync
+
+        try:
+            cached = run_sync(go())
+        except RuntimeError:
+            cached = asyncio.run(go())
+        _KIT_TOOLS[kit.name] = cached
+    return cached
+
+
+_KIT_TOOLS: dict[str, list[Any]] = {}
+
+
+def synthesize(
+    server: str | ServerSource,
+    config: SynthConfig | None = None,
+    *,
+    progress: ProgressFn | None = None,
+) -> SynthResult:
+    """Synthesize replay-verified tasks for a server.
+
+    Args:
+        server: A bundled server name, or a `ServerSource` (with an SQLite state for entities).
+        config: Settings (default `SynthConfig()`).
+        progress: Called with (tasks kept, tasks wanted) as tasks are kept.
+
+    Returns:
+        The tasks and their statistics.
+
+    Raises:
+        SynthError: The server has no write tools, its seed state no entities, or too few
+            chains survive.
+    """
+    config = config or SynthConfig()
+    source = BundledSource(server) if isinstance(server, str) else server
+    name = server if isinstance(server, str) else source.name
+    synth = _Synthesizer(name, source, config, progress)
+    try:
+        return synth.run()
+    finally:
+        synth.close()
+
+
+def write_outputs(result: SynthResult, out: str | os.PathLike[str]) -> list[Path]:
+    """Write the tasks (JSONL), the report (.txt) and its plot (.png) atomically.
+
+    Returns:
+        The files written.
+    """
+    from gym_mcp.synth.report import report_text, write_plot
+
+    path = Path(out)
+    save_tasks(result.tasks, path)
+    txt = path.with_suffix(".report.txt")
+    tmp = txt.with_name(txt.name + ".tmp")
+    tmp.write_text(report_text(result.stats))
+    tmp.replace(txt)
+    files = [path, txt]
+    png = write_plot(result.stats, path.with_suffix(".report.png"))
+    if png is not None:
+        files.append(png)
+    return files
+
+
+def progress_bar(stream: Any = sys.stderr) -> ProgressFn:
+    """A one-line progress display for the CLI."""
+    start = time.perf_counter()
+
+    def show(done: int, total: int) -> None:
+        if done != total and done % max(1, total // 50):
+            return
+        width = 30
+        filled = math.floor(width * done / total)
+        rate = done / max(time.perf_counter() - start, 1e-9) * 60
+        stream.write(f"\r  [{'#' * filled}{'.' * (width - filled)}] {done}/{total} tasks ({rate:.0f}/min)")
+        if done == total:
+            stream.write("\n")
+        stream.flush()
+
+    return show

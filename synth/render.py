@@ -1,0 +1,114 @@
+"""Instructions from intent templates, and the check that every argument is traceable.
+
+A tool's intent template (declared by the server, e.g. ``"Deposit ${amount} into account
+{account_id}[ with the description '{description}']"``) is rendered with a call's arguments:
+``{param}`` becomes the value, and a ``[...]`` part is kept only when all its parameters are
+given. A value that an earlier call returned is rendered as a reference (``that event``)
+instead, because the user cannot know it in advance.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+__all__ = ["format_value", "is_traceable", "noun", "render", "render_chain", "values_in"]
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+_SEGMENT = re.compile(r"\[([^\[\]]*)\]")
+
+
+def format_value(value: Any) -> str:
+    """How a value reads in an instruction (``25.0`` -> ``25``, lists joined with "and")."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.2f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))
+    if isinstance(value, list | tuple):
+        items = [format_value(v) for v in value]
+        if len(items) <= 1:
+            return "".join(items)
+        return ", ".join(items[:-1]) + " and " + items[-1]
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def noun(param: str) -> str:
+    """A parameter as a noun: ``from_account_id`` -> ``account``, ``event_id`` -> ``event``."""
+    words = param.split("_")
+    if words and words[-1] in ("id", "ids"):
+        words = words[:-1]
+    prefixes = {"from", "to", "acting", "source", "target", "new", "old"}
+    while len(words) > 1 and words[0] in prefixes:
+        words = words[1:]
+    return " ".join(words) or param
+
+
+def render(template: str, arguments: Mapping[str, Any], refs: Mapping[str, str] | None = None) -> str | None:
+    """Render one intent template; None when a required placeholder has no value.
+
+    Args:
+        template: The intent template.
+        arguments: The call's arguments.
+        refs: Parameters rendered as a phrase instead of their value (e.g. ``"that event"``).
+    """
+    refs = refs or {}
+    for name, phrase in refs.items():
+        # "account {account_id}" + "that account" reads "that account", not "account that account"
+        last = phrase.split()[-1]
+        template = re.sub(rf"\b{re.escape(last)}\s+\{{{name}\}}", phrase.replace("\\", "\\\\"), template)
+
+    def value_of(name: str) -> str | None:
+        if name in refs:
+            return refs[name]
+        if name in arguments and arguments[name] is not None:
+            return format_value(arguments[name])
+        return None
+
+    def segment(match: re.Match[str]) -> str:
+        body = match.group(1)
+        names = _PLACEHOLDER.findall(body)
+        if not names or not all(value_of(n) is not None for n in names):  # no parameter: nothing decides it
+            return ""
+        return _PLACEHOLDER.sub(lambda m: value_of(m.group(1)) or "", body)
+
+    text = _SEGMENT.sub(segment, template)
+    missing = [n for n in _PLACEHOLDER.findall(text) if value_of(n) is None]
+    if missing:
+        return None
+    return _PLACEHOLDER.sub(lambda m: value_of(m.group(1)) or "", text).strip()
+
+
+def render_chain(sentences: Sequence[str]) -> str:
+    """Join rendered steps into one request: ``A, then b, then c.``."""
+    parts = [s.rstrip(". ") for s in sentences]
+    out = parts[0]
+    for part in parts[1:]:
+        out += ", then " + (part[0].lower() + part[1:] if part[:2] != part[:2].upper() else part)
+    return out + "."
+
+
+def values_in(obj: Any) -> Iterable[Any]:
+    """Leaf values of a JSON-like object."""
+    if isinstance(obj, Mapping):
+        for v in obj.values():
+            yield from values_in(v)
+    elif isinstance(obj, list | tuple):
+        for v in obj:
+            yield from values_in(v)
+    else:
+        yield obj
+
+
+def is_traceable(value: Any, instruction: str, outputs: Sequence[str]) -> bool:
+    """True when a value appears in the instruction (as rendered) or in an earlier tool output."""
+    if value is None or isinstance(value, bool):
+        return True
+    text = format_value(value)
+    if text and text in instruction:
+        return True
+    raw = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+    return any(raw in out or text in out for out in outputs)
