@@ -167,26 +167,46 @@ class EntityPools:
         return self.columns[key] if key is not None else Counter()
 
     def joint_row(self, params: list[str], rng: Any) -> dict[str, Any]:
-        """Values for several id parameters taken from ONE row, so they belong together.
+        """Values for several id parameters that belong together.
 
-        E.g. ``respond_to_invitation(invitation_id, person_id)`` gets an invitation and its own
-        invitee. Returns the parameters a row could fill (empty when no table covers two).
+        First choice: one row of a table that holds two or more of the parameters' columns, so
+        ``respond_to_invitation(invitation_id, person_id)`` gets an invitation and its own
+        invitee. Otherwise the parameters' own entity rows are linked through a shared foreign
+        key: ``transfer_funds(from_account_id, to_account_id)`` gets two different accounts of
+        one customer, ``pay_payee(payee_id, from_account_id)`` a payee and an account of the
+        same customer. Returns the parameters it could fill.
         """
-        keys = {p: self.column_for(p) for p in params}
-        keys = {p: k for p, k in keys.items() if k is not None}
+        keys = {p: k for p in params if (k := self.column_for(p)) is not None}
+        distinct = {k: p for p, k in reversed(list(keys.items()))}  # one parameter per column
         best: list[tuple[str, list[str]]] = []
         for table, rows in sorted(self.rows.items()):
-            if not rows:
-                continue
-            covered = [p for p, k in keys.items() if k in rows[0]]
-            if len(covered) >= 2:
-                best.append((table, covered))
-        if not best:
+            if rows:
+                covered = [p for k, p in distinct.items() if k in rows[0]]
+                if len(covered) >= 2:
+                    best.append((table, covered))
+        if best:
+            most = max(len(c) for _, c in best)
+            table, covered = rng.choice([b for b in best if len(b[1]) == most])
+            row = rng.choice(self.rows[table])
+            return {p: row[keys[p]] for p in covered if row[keys[p]] is not None}
+        entity = {p: t for p, k in keys.items() for t in self.rows if f"{_singular(t)}_id" == k and self.rows[t]}
+        order = [p for p in params if p in entity]
+        if len(order) < 2:
             return {}
-        most = max(len(c) for _, c in best)
-        table, covered = rng.choice([b for b in best if len(b[1]) == most])
-        row = rng.choice(self.rows[table])
-        return {p: row[keys[p]] for p in covered if row[keys[p]] is not None}
+        first = rng.choice(self.rows[entity[order[0]]])
+        out = {order[0]: first[keys[order[0]]]}
+        links = {k: v for k, v in first.items() if k.endswith("_id") and k != keys[order[0]] and v is not None}
+        for param in order[1:]:
+            linked = [
+                r
+                for r in self.rows[entity[param]]
+                if r is not first
+                and r[keys[param]] not in out.values()
+                and any(r.get(k) == v for k, v in links.items())
+            ]
+            if linked:
+                out[param] = rng.choice(linked)[keys[param]]
+        return out
 
 
 @dataclass

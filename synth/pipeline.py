@@ -217,13 +217,19 @@ class _Synthesizer:
             p for p in spec.required if not spec.samples.get(p) and shape(next(iter(self.pools.candidates(p)), None))
         ]
         joint = self.pools.joint_row(ids, rng) if len(ids) >= 2 and rng.random() < 0.7 else {}
+        # Optional parameters come in the template's [...] segments: a segment is all or nothing
+        # (a time window needs its start and its end).
+        chosen: set[str] = set()
+        for segment in re.findall(r"\[([^\[\]]*)\]", template):
+            names = re.findall(r"\{(\w+)\}", segment)
+            if names and rng.random() < self.config.optional_rate:
+                chosen.update(names)
         for param, schema in spec.properties.items():
             if param in joint and _fits(joint[param], spec.param_type(param)):
                 args[param] = joint[param]
                 continue
             required = param in spec.required
-            in_template = "{" + param + "}" in template
-            if not required and (not in_template or rng.random() > self.config.optional_rate):
+            if not required and param not in chosen:
                 continue
             ref = self._ref(param, outputs) if rng.random() < 0.8 else _MISSING
             if ref is not _MISSING:

@@ -48,16 +48,15 @@ def write_plot(stats: dict[str, Any], path: str | os.PathLike[str]) -> Path | No
         ("tool use", stats["tools_used"]),
         ("rejected candidates", stats["rejections"]),
     ]
-    for ax, (title, data) in zip(axes.flat, panels, strict=True):
+    for i, (ax, (title, data)) in enumerate(zip(axes.flat, panels, strict=True)):
         keys = list(data)
-        ax.bar(range(len(keys)), [data[k] for k in keys], color="#4C72B0")
-        ax.set_xticks(range(len(keys)))
-        ax.set_xticklabels(
-            keys,
-            rotation=60 if len(keys) > 5 else 0,
-            ha="right" if len(keys) > 5 else "center",
-            fontsize=7 if len(keys) > 8 else 9,
-        )
+        if i < 2:  # short labels: vertical bars
+            ax.bar(range(len(keys)), [data[k] for k in keys], color="#4C72B0")
+            ax.set_xticks(range(len(keys)), keys)
+        else:  # long labels: horizontal bars
+            ax.barh(range(len(keys)), [data[k] for k in keys], color="#4C72B0" if i == 2 else "#C44E52")
+            ax.set_yticks(range(len(keys)), keys, fontsize=7 if len(keys) > 12 else 9)
+            ax.invert_yaxis()
         ax.set_title(title)
     fig.suptitle(
         f"{stats['server']}: {stats['tasks']} verified tasks, {stats['tool_coverage']:.0%} tool coverage, "

@@ -678,10 +678,12 @@ def list_payees(db: Session, customer_id: str) -> list[dict[str, Any]]:
             "Metro Water Utility",
             "Northwind Telecom",
             "Riverside Gym",
-            "Maple Street Rentals",
             "Lakeside Dental",
+            "Hana Chen",
+            "Kwame Davis",
         ),
-        "account_number": ("123456789", "4402871935", "987654321", "55501234", "204816320", "7730019245"),
+        # digits need a bank_name (an optional argument); ACC- ids (active in seed 0) are payees at this bank
+        "account_number": ("123456789", "987654321", "7730019245", "ACC-1030", "ACC-1040", "ACC-1070", "ACC-1080"),
         "bank_name": (
             "First National Bank",
             "Pacific Credit Union",
