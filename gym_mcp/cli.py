@@ -69,6 +69,8 @@ def _build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--data-seed", type=int, default=0, help="server data seed the tasks start from")
     synth.add_argument("--max-chain", type=_chain, default=5, help="longest call chain, 1-5 (default 5)")
     synth.add_argument("--quiet", action="store_true", help="no progress bar")
+    synth.add_argument("--llm-url", help="optional OpenAI-compatible endpoint (…/v1) that paraphrases instructions")
+    synth.add_argument("--llm-model", default="default", help="model name for --llm-url")
 
     demo = sub.add_parser("demo", help="a scripted agent plays episodes of a bundled environment")
     demo.add_argument("--server", choices=sorted(BUNDLED), default="banking", help="bundled server")
@@ -167,7 +169,10 @@ def _synth(args: argparse.Namespace) -> int:
         source = BundledSource(args.server)
     config = SynthConfig(n=args.n, seed=args.seed, data_seed=args.data_seed, max_chain=args.max_chain)
     print(f"synthesizing {args.n} tasks for {source.name} (seed {args.seed})", file=sys.stderr, flush=True)
-    result = synthesize(source, config, progress=None if args.quiet else progress_bar())
+    from gym_mcp.synth.llm import ChatEndpoint
+
+    llm = ChatEndpoint(args.llm_url, args.llm_model) if args.llm_url else None
+    result = synthesize(source, config, progress=None if args.quiet else progress_bar(), llm=llm)
     files = write_outputs(result, args.output)
     stats = result.stats
     print(

@@ -29,6 +29,7 @@ from gym_mcp._live import BundledSource, ServerSource
 from gym_mcp._schema import openai_tools
 from gym_mcp.errors import GymMCPError
 from gym_mcp.synth.graph import EntityPools, ToolGraph, ToolSpec, cache_dir, schema_hash, shape, tool_specs
+from gym_mcp.synth.llm import ChatEndpoint
 from gym_mcp.synth.render import format_value, is_traceable, noun, render, render_chain
 from gym_mcp.tasks import Task, save_tasks
 
@@ -137,8 +138,17 @@ ProgressFn = Callable[[int, int], None]
 
 
 class _Synthesizer:
-    def __init__(self, server: str, source: ServerSource, config: SynthConfig, progress: ProgressFn | None) -> None:
+    def __init__(
+        self,
+        server: str,
+        source: ServerSource,
+        config: SynthConfig,
+        progress: ProgressFn | None,
+        llm: ChatEndpoint | None = None,
+    ) -> None:
         self.server = server
+        self.llm = llm
+        self.paraphrased = 0
         self.source = source
         self.config = config
         self.progress = progress
@@ -338,12 +348,10 @@ class _Synthesizer:
             entities.update(str(v) for p, v in args.items() if p not in ref_params and shape(v))
         if self.env.state.fingerprint() == self.fp0:
             return "writes cancel out (no net change)"  # e.g. freeze then unfreeze: nothing to check
-        instruction = render_chain(sentences)
-        for i, call in enumerate(calls):
-            for value in _leaves(call["arguments"]):
-                if not is_traceable(value, instruction, texts[:i]):
-                    return "argument not traceable"
-        return _Chain(calls, sentences, texts, refs, names, entities)
+        chain = _Chain(calls, sentences, texts, refs, names, entities)
+        if not _traceable(chain, render_chain(sentences)):
+            return "argument not traceable"
+        return chain
 
     # -- tasks ---------------------------------------------------------------------------------------
 
@@ -410,6 +418,14 @@ class _Synthesizer:
                 instruction, hidden_goal, metadata["missing"] = hidden
         if variant == "distractors":
             metadata["distractor_tools"] = self._distractor_schemas(rng)
+        if self.llm is not None and variant in ("complete", "distractors"):
+            paraphrase = self.llm.paraphrase(instruction)
+            if paraphrase and _traceable(chain, paraphrase):
+                metadata["template_instruction"] = instruction
+                instruction = paraphrase
+                self.paraphrased += 1
+            else:
+                self.rejects["paraphrase dropped a value (template kept)"] += 1
         length, deps = len(chain.calls), chain.refs
         difficulty = "easy" if length == 1 else "hard" if length >= 4 or deps >= 2 else "medium"
         difficulty_meta = {
@@ -576,6 +592,7 @@ class _Synthesizer:
             "heldout_tools": sorted(getattr(self, "held_tools", set())),
             "rejections": dict(self.rejects.most_common()),
             "repaired_from_error_messages": self.repaired,
+            "paraphrased": self.paraphrased,
             "graph_edges": {"explicit": len(self.graph.explicit), "implicit": len(self.graph.implicit)},
             "seconds": {"generate": round(gen_time, 2), "replay": round(replay_time, 2)},
             "replay_share": round(replay_time / total, 3) if total else 0.0,
@@ -626,6 +643,15 @@ def _decode(text: str) -> Any:
         return text
 
 
+def _traceable(chain: _Chain, instruction: str) -> bool:
+    """Every argument value is in the instruction or in an earlier call's output."""
+    return all(
+        is_traceable(value, instruction, chain.outputs[:i])
+        for i, call in enumerate(chain.calls)
+        for value in _leaves(call["arguments"])
+    )
+
+
 def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a or b else 1.0
 
@@ -665,6 +691,7 @@ def synthesize(
     config: SynthConfig | None = None,
     *,
     progress: ProgressFn | None = None,
+    llm: ChatEndpoint | None = None,
 ) -> SynthResult:
     """Synthesize replay-verified tasks for a server.
 
@@ -672,6 +699,8 @@ def synthesize(
         server: A bundled server name, or a `ServerSource` (with an SQLite state for entities).
         config: Settings (default `SynthConfig()`).
         progress: Called with (tasks kept, tasks wanted) as tasks are kept.
+        llm: An optional chat endpoint that paraphrases instructions (kept only when every value
+            the agent needs survives the paraphrase).
 
     Returns:
         The tasks and their statistics.
@@ -683,7 +712,7 @@ def synthesize(
     config = config or SynthConfig()
     source = BundledSource(server) if isinstance(server, str) else server
     name = server if isinstance(server, str) else source.name
-    synth = _Synthesizer(name, source, config, progress)
+    synth = _Synthesizer(name, source, config, progress, llm)
     try:
         return synth.run()
     finally:

@@ -24,6 +24,7 @@ def report_text(stats: dict[str, Any]) -> str:
         f"tool graph: {stats['graph_edges']['explicit']} explicit, {stats['graph_edges']['implicit']} implicit edges",
         f"rejected candidates: {stats['rejections']}",
         f"calls repaired from the id an error message named: {stats['repaired_from_error_messages']}",
+        f"instructions paraphrased by the LLM: {stats.get('paraphrased', 0)}",
         f"time: {stats['seconds']['generate']}s generating, {stats['seconds']['replay']}s replay-verifying "
         f"({stats['replay_share']:.0%} of the run); {stats['verified_tasks_per_minute']} verified tasks/minute",
         "tool use:",

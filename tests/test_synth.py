@@ -7,6 +7,8 @@ import os
 import random
 import subprocess
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import gymnasium as gym
@@ -272,3 +274,48 @@ def test_cli_errors_leave_no_partial_file(tmp_path: Path) -> None:
     assert "notes: no write tools with an intent template" in ran.stderr
     assert not out.exists()
     assert not list(tmp_path.glob("tasks*"))
+
+
+class _ChatHandler(BaseHTTPRequestHandler):
+    """A minimal OpenAI-compatible chat endpoint (an external LLM's stand-in, on loopback)."""
+
+    drop_digits = False
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        request = body["messages"][0]["content"].split("Request: ", 1)[1]
+        text = "Hi there! Could you please do this: " + request
+        if self.drop_digits:
+            text = "".join(ch for ch in text if not ch.isdigit())
+        payload = json.dumps({"choices": [{"message": {"role": "assistant", "content": text}}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize("drop_digits", [False, True])
+def test_llm_paraphrase_is_kept_only_when_traceable(drop_digits: bool) -> None:
+    from gym_mcp.synth.llm import ChatEndpoint
+
+    handler = type("H", (_ChatHandler,), {"drop_digits": drop_digits})
+    server = HTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        llm = ChatEndpoint(f"http://127.0.0.1:{server.server_address[1]}/v1", "tiny")
+        result = synthesize("banking", SynthConfig(n=12, seed=5), llm=llm)
+    finally:
+        server.shutdown()
+    para = [t for t in result.tasks if "template_instruction" in t.metadata]
+    if drop_digits:
+        assert para == []  # ids lost their digits: every paraphrase was refused
+        assert result.stats["rejections"]["paraphrase dropped a value (template kept)"] > 0
+    else:
+        assert para
+        assert all(t.instruction.startswith("Hi there!") for t in para)
+        assert result.stats["paraphrased"] == len(para)

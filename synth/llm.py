@@ -1,0 +1,69 @@
+"""An optional LLM over any OpenAI-compatible chat endpoint, to paraphrase instructions.
+
+Synthesis needs no LLM. When one is given (``gym-mcp synth ... --llm-url URL``), each rendered
+instruction is sent for a more natural wording; the paraphrase is kept only if every value the
+agent needs still appears in it (the same traceability check as the template rendering).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import httpx
+
+from gym_mcp.errors import ConfigError
+
+__all__ = ["ChatEndpoint"]
+
+_PROMPT = (
+    "Rewrite this request to an assistant so it sounds like a real customer wrote it. Keep every id, "
+    "number, date, name and quoted text exactly as written. Answer with the rewritten request only.\n\n"
+    "Request: {instruction}"
+)
+
+
+@dataclass
+class ChatEndpoint:
+    """An OpenAI-compatible ``/chat/completions`` endpoint.
+
+    Args:
+        url: Base URL, e.g. ``http://127.0.0.1:8000/v1``.
+        model: Model name sent in the request.
+        api_key: Bearer token (default: ``$OPENAI_API_KEY`` if set).
+        timeout: Seconds per request.
+    """
+
+    url: str
+    model: str = "default"
+    api_key: str | None = None
+    timeout: float = 60.0
+
+    def __post_init__(self) -> None:
+        if not self.url.startswith(("http://", "https://")):
+            raise ConfigError(f"LLM endpoint must be an http(s) URL, got {self.url!r}")
+        self._client = httpx.Client(timeout=self.timeout)
+
+    def complete(self, prompt: str) -> str:
+        """One chat completion (temperature 0).
+
+        Raises:
+            ConfigError: The endpoint cannot be reached or answers with an error.
+        """
+        key = self.api_key or os.environ.get("OPENAI_API_KEY")
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        body = {"model": self.model, "temperature": 0, "messages": [{"role": "user", "content": prompt}]}
+        try:
+            response = self._client.post(self.url.rstrip("/") + "/chat/completions", json=body, headers=headers)
+            response.raise_for_status()
+            return str(response.json()["choices"][0]["message"]["content"]).strip()
+        except (httpx.HTTPError, KeyError, IndexError, ValueError) as exc:
+            raise ConfigError(f"LLM endpoint {self.url}: {exc}") from exc
+
+    def paraphrase(self, instruction: str) -> str:
+        """A more natural wording of a rendered instruction."""
+        return self.complete(_PROMPT.format(instruction=instruction))
+
+    def close(self) -> None:
+        """Close the HTTP client."""
+        self._client.close()
