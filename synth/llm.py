@@ -7,6 +7,7 @@ agent needs still appears in it (the same traceability check as the template ren
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 
@@ -63,6 +64,34 @@ class ChatEndpoint:
     def paraphrase(self, instruction: str) -> str:
         """A more natural wording of a rendered instruction."""
         return self.complete(_PROMPT.format(instruction=instruction))
+
+    def refine_edges(self, edges: list[tuple[str, str, str]], descriptions: dict[str, str]) -> set[tuple[str, str]]:
+        """Ask which learned ``tool -> tool`` edges make no sense; returns the pairs to drop.
+
+        Args:
+            edges: ``(from_tool, to_tool, parameter)`` triples learned from live calls.
+            descriptions: Tool descriptions by name, for context.
+        """
+        tools = "\n".join(
+            f"- {name}: {desc.splitlines()[0] if desc else ''}" for name, desc in sorted(descriptions.items())
+        )
+        listing = "\n".join(f"{a} -> {b} (fills {p})" for a, b, p in edges)
+        answer = self.complete(
+            "These tools belong to one service:\n" + tools + "\n\nEach edge below says that a value returned by "
+            "the first tool can fill a parameter of the second. Reply with a JSON list of the edges that a real "
+            'user would never chain, as ["first -> second", ...], or [] if all make sense.\n\n' + listing
+        )
+        start, end = answer.find("["), answer.rfind("]")
+        try:
+            items = json.loads(answer[start : end + 1]) if start >= 0 and end > start else []
+        except ValueError:
+            return set()
+        drop = set()
+        for item in items if isinstance(items, list) else []:
+            if isinstance(item, str) and "->" in item:
+                a, b = (part.strip() for part in item.split("->", 1))
+                drop.add((a, b.split(" ")[0]))
+        return drop
 
     def close(self) -> None:
         """Close the HTTP client."""

@@ -178,7 +178,7 @@ class _Synthesizer:
     def _graph(self) -> ToolGraph:
         key = schema_hash(self.specs)
         path = cache_dir() / f"{self.server}-{key}.json"
-        if path.exists():
+        if path.exists() and self.llm is None:
             try:
                 return ToolGraph.from_json(json.loads(path.read_text()))
             except (ValueError, TypeError):
@@ -198,6 +198,15 @@ class _Synthesizer:
                 changed = self.env.state.diff(before, self.env.state.snapshot()).groups if spec.write else {}
                 graph.observe(spec.name, _decode(obs), self.usable, self.pools, changed)
         graph.finish()
+        if self.llm is not None:  # optional: drop edges the LLM finds meaningless (not cached)
+            edges = [(a, b, ", ".join(p)) for (a, b), p in sorted(graph.explicit.items())]
+            descriptions = {
+                t.name: t.description or "" for t in (self.env.core.live.tools if self.env.core.live else [])
+            }
+            dropped = self.llm.refine_edges(edges, descriptions)
+            graph.explicit = {k: v for k, v in graph.explicit.items() if k not in dropped}
+            self.llm_dropped_edges = sorted(f"{a} -> {b}" for a, b in dropped)
+            return graph
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(graph.to_json(), indent=1))
@@ -594,6 +603,7 @@ class _Synthesizer:
             "repaired_from_error_messages": self.repaired,
             "paraphrased": self.paraphrased,
             "graph_edges": {"explicit": len(self.graph.explicit), "implicit": len(self.graph.implicit)},
+            "llm_dropped_edges": getattr(self, "llm_dropped_edges", []),
             "seconds": {"generate": round(gen_time, 2), "replay": round(replay_time, 2)},
             "replay_share": round(replay_time / total, 3) if total else 0.0,
             "verified_tasks_per_minute": round(len(tasks) / total * 60, 1) if total else 0.0,

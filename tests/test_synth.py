@@ -283,10 +283,13 @@ class _ChatHandler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        request = body["messages"][0]["content"].split("Request: ", 1)[1]
-        text = "Hi there! Could you please do this: " + request
-        if self.drop_digits:
-            text = "".join(ch for ch in text if not ch.isdigit())
+        content = body["messages"][0]["content"]
+        if "Request: " in content:  # paraphrase
+            text = "Hi there! Could you please do this: " + content.split("Request: ", 1)[1]
+            if self.drop_digits:
+                text = "".join(ch for ch in text if not ch.isdigit())
+        else:  # graph refinement: call one learned edge meaningless
+            text = 'Sure: ["open_account -> deposit"]'
         payload = json.dumps({"choices": [{"message": {"role": "assistant", "content": text}}]}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -311,6 +314,7 @@ def test_llm_paraphrase_is_kept_only_when_traceable(drop_digits: bool) -> None:
         result = synthesize("banking", SynthConfig(n=12, seed=5), llm=llm)
     finally:
         server.shutdown()
+    assert result.stats["llm_dropped_edges"] == ["open_account -> deposit"]
     para = [t for t in result.tasks if "template_instruction" in t.metadata]
     if drop_digits:
         assert para == []  # ids lost their digits: every paraphrase was refused
