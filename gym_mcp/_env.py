@@ -105,6 +105,17 @@ def _coerce_tasks(tasks: TaskSource, server: str) -> list[Task]:
     return out
 
 
+def _reward_terms(reward_fn: RewardFn, episode: Episode) -> dict[str, float]:
+    """Every reward term of a finished episode (the reward function's own, if it reports them)."""
+    own = getattr(reward_fn, "terms", None)
+    if callable(own):
+        return dict(own(episode))
+    from gym_mcp import rewards
+
+    all_terms = getattr(rewards, "all_terms", None)
+    return dict(all_terms(episode)) if callable(all_terms) else {}
+
+
 class AsyncMCPEnv:
     """The async core of an environment over one live server.
 
@@ -323,6 +334,7 @@ class AsyncMCPEnv:
             self.done = True
             episode = self.episode(terminated=terminated, truncated=truncated)
             reward = float(self.reward_fn(episode))
+            info["reward_terms"] = {**_reward_terms(self.reward_fn, episode), "reward": reward}
             info["final_fingerprint"] = episode.final_fingerprint
             if self.task.expected_fingerprint is not None:
                 info["state_match"] = episode.final_fingerprint == self.task.expected_fingerprint
@@ -415,10 +427,10 @@ class AsyncMCPEnv:
         tool = self._tools_by_name.get(call.name)
         if tool is None:
             names = ", ".join(sorted(self._tools_by_name)) or "none"
-            return self._invalid(call, f"unknown tool {call.name!r}; available tools: {names}")
+            return self._invalid(call, f"unknown tool {call.name!r}; available tools: {names}", known_name=False)
         problem = check_arguments(call.arguments, tool.input_schema)
         if problem:
-            return self._invalid(call, f"{call.name}: {problem}")
+            return self._invalid(call, f"{call.name}: {problem}", known_name=True)
         self.counters["num_calls"] += 1
         # call_tool restarts a dead server first; _sync_restarts counts it for this episode.
         result = await self._require_live().call_tool(self._route[call.name], call.arguments)
@@ -437,13 +449,13 @@ class AsyncMCPEnv:
             self.counters["tool_errors"] += 1
             if not output.startswith("Error"):
                 output = f"Error: {output}"
-        self.calls.append(CallRecord(call.name, call.arguments, output, status, self.steps))
+        self.calls.append(CallRecord(call.name, call.arguments, output, status, self.steps, True, True))
         return output
 
-    def _invalid(self, call: ToolCall, message: str) -> str:
+    def _invalid(self, call: ToolCall, message: str, *, known_name: bool) -> str:
         self.counters["invalid_calls"] += 1
         output = f"Error: {message}"
-        self.calls.append(CallRecord(call.name, call.arguments, output, "invalid", self.steps))
+        self.calls.append(CallRecord(call.name, call.arguments, output, "invalid", self.steps, known_name, False))
         return output
 
     def _clip_output(self, text: str) -> str:

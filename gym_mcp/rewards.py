@@ -27,6 +27,8 @@ class CallRecord:
         status: ``"ok"``, ``"tool_error"`` (the tool ran and refused), ``"invalid"`` (never
             reached the server: unknown tool, bad arguments), ``"timeout"`` or ``"crash"``.
         step: The step the call was made in.
+        known_name: The tool name exists in the environment.
+        valid_arguments: The arguments passed the tool's schema (required keys, types).
     """
 
     name: str
@@ -34,6 +36,8 @@ class CallRecord:
     output: str
     status: str
     step: int
+    known_name: bool = False
+    valid_arguments: bool = False
 
     @property
     def ok(self) -> bool:
@@ -48,6 +52,8 @@ class CallRecord:
             "output": self.output,
             "status": self.status,
             "step": self.step,
+            "known_name": self.known_name,
+            "valid_arguments": self.valid_arguments,
         }
 
 
