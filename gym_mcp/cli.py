@@ -6,6 +6,7 @@
     gym-mcp serve banking --transport http --port 8000    a live server for any MCP client
     gym-mcp envs add spec.toml                            check and save a third-party server spec
     gym-mcp synth banking -n 500 -o banking.jsonl         synthesize replay-verified tasks
+    gym-mcp eval --env gym_mcp/Banking-v0 --tasks banking.jsonl --policy reference --policy random
     gym-mcp demo --server banking --episodes 3            a scripted agent plays a few episodes
 
 A bad argument gets one line on stderr saying what is wrong, and exit status 2.
@@ -71,6 +72,21 @@ def _build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--quiet", action="store_true", help="no progress bar")
     synth.add_argument("--llm-url", help="optional OpenAI-compatible endpoint (…/v1) that paraphrases instructions")
     synth.add_argument("--llm-model", default="default", help="model name for --llm-url")
+
+    ev = sub.add_parser("eval", help="score policies on task sets (success, pass^k, reward terms)")
+    ev.add_argument("--env", action="append", required=True, help="environment id (repeat with --tasks)")
+    ev.add_argument("--tasks", action="append", required=True, help="task JSONL for the --env at the same position")
+    ev.add_argument(
+        "--policy", action="append", required=True, help="reference, noop, random or openai:URL (repeatable)"
+    )
+    ev.add_argument("--model", default="default", help="model name for openai: policies")
+    ev.add_argument("-k", type=_positive, default=1, help="trials per task (pass^k)")
+    ev.add_argument("--concurrency", type=_positive, default=1, help="episodes at once")
+    ev.add_argument("--seed", type=int, default=0)
+    ev.add_argument("--max-steps", type=_positive, default=20)
+    ev.add_argument("--transport", choices=["inprocess", "stdio", "http"], default=None, help="for bundled envs")
+    ev.add_argument("-o", "--output", default="runs/eval", help="output folder (results.json/.md/.png)")
+    ev.add_argument("--quiet", action="store_true", help="no progress bar")
 
     demo = sub.add_parser("demo", help="a scripted agent plays episodes of a bundled environment")
     demo.add_argument("--server", choices=sorted(BUNDLED), default="banking", help="bundled server")
@@ -183,6 +199,38 @@ def _synth(args: argparse.Namespace) -> int:
     return 0
 
 
+def _eval(args: argparse.Namespace) -> int:
+    from gym_mcp.evaluate import EvalConfig, evaluate, progress_bar, write_report
+    from gym_mcp.policies import OpenAIPolicy, make_policy
+
+    if len(args.env) != len(args.tasks):
+        raise ConfigError("give one --tasks file per --env, in the same order")
+    for spec in args.policy:
+        probe = make_policy(spec, seed=args.seed, model=args.model)  # unknown specs fail here
+        if isinstance(probe, OpenAIPolicy):
+            probe.check()  # an unreachable endpoint fails here, with one line
+        probe.close()
+    policies = {spec: (lambda spec=spec: make_policy(spec, seed=args.seed, model=args.model)) for spec in args.policy}
+    config = EvalConfig(k=args.k, concurrency=args.concurrency, seed=args.seed, max_steps=args.max_steps)
+    env_kwargs = {"transport": args.transport} if args.transport else {}
+    result = evaluate(
+        list(zip(args.env, args.tasks, strict=True)),
+        policies,
+        config,
+        env_kwargs=env_kwargs,
+        progress=None if args.quiet else progress_bar(),
+    )
+    files = write_report(result, args.output, config)
+    for policy, envs in result.metrics.items():
+        for env_id, m in envs.items():
+            print(
+                f"{policy:<12} {env_id:<24} success {m['success_rate']:.1%}  pass^{args.k} "
+                f"{m['pass^k'][str(args.k)]:.1%}  mean reward {m['mean_reward']:.3f}"
+            )
+    print("wrote " + ", ".join(str(f) for f in files))
+    return 0
+
+
 def _probe(spec: ServerSpec) -> list[str]:
     """Start the spec's server once on a copy of its state and list its tools."""
     from gym_mcp._runner import run_sync
@@ -224,6 +272,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _envs(args)
         if args.command == "synth":
             return _synth(args)
+        if args.command == "eval":
+            return _eval(args)
         if args.command == "demo":
             from gym_mcp.demo import run_demo
 

@@ -32,7 +32,8 @@ class Task:
         expected_fingerprint: Fingerprint of the state the reference calls produce.
         expected_answer: For read-only tasks, the answer the agent should give.
         hidden_goal: What the user wants but did not say (for simulated users).
-        call_budget: Calls allowed before efficiency penalties (None: derived from the reference).
+        call_budget: The n_ref of the adaptive budget B = n_ref + ceil(b * n_ref) (None: the number of
+            reference calls).
         split: ``"train"`` or ``"test"`` (held-out).
         difficulty: A label, e.g. the chain length.
         variant: ``"complete"``, ``"missing_param"``, ``"irrelevant"``, ``"distractors"``, ...
