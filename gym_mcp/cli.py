@@ -77,7 +77,10 @@ def _build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--env", action="append", required=True, help="environment id (repeat with --tasks)")
     ev.add_argument("--tasks", action="append", required=True, help="task JSONL for the --env at the same position")
     ev.add_argument(
-        "--policy", action="append", required=True, help="reference, noop, random or openai:URL (repeatable)"
+        "--policy",
+        action="append",
+        required=True,
+        help="reference, noop, random, openai:URL or local:MODEL_DIR[+ADAPTER_DIR] (repeatable)",
     )
     ev.add_argument("--model", default="default", help="model name for openai: policies")
     ev.add_argument("-k", type=_positive, default=1, help="trials per task (pass^k)")
@@ -87,6 +90,12 @@ def _build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--transport", choices=["inprocess", "stdio", "http"], default=None, help="for bundled envs")
     ev.add_argument("-o", "--output", default="runs/eval", help="output folder (results.json/.md/.png)")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    sm = sub.add_parser("serve-model", help="an OpenAI-compatible chat server over a local model (+ adapter)")
+    sm.add_argument("--model", required=True, help="local model folder (save_pretrained output)")
+    sm.add_argument("--adapter", default=None, help="PEFT adapter folder to apply")
+    sm.add_argument("--host", default="127.0.0.1", help="interface to bind (default 127.0.0.1)")
+    sm.add_argument("--port", type=_port, default=8000, help="port (default 8000)")
 
     demo = sub.add_parser("demo", help="a scripted agent plays episodes of a bundled environment")
     demo.add_argument("--server", choices=sorted(BUNDLED), default="banking", help="bundled server")
@@ -274,6 +283,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _synth(args)
         if args.command == "eval":
             return _eval(args)
+        if args.command == "serve-model":
+            from gym_mcp.local_model import LocalModel, serve_model
+
+            model = LocalModel(args.model, adapter=args.adapter)
+            print(f"serving {model.name} at http://{args.host}:{args.port}/v1", file=sys.stderr, flush=True)
+            serve_model(model, host=args.host, port=args.port)
+            return 0
         if args.command == "demo":
             from gym_mcp.demo import run_demo
 

@@ -13,7 +13,6 @@ message with ``tool_calls``, or text. Built in:
 
 from __future__ import annotations
 
-import json
 import random
 import threading
 import time
@@ -260,7 +259,7 @@ class OpenAIPolicy(Policy):
 
 
 def make_policy(spec: str, *, seed: int = 0, model: str = "default", api_key: str | None = None) -> Policy:
-    """A policy from a command-line spec: ``reference``, ``noop``, ``random`` or ``openai:URL``.
+    """A policy from a command-line spec: ``reference``, ``noop``, ``random``, ``openai:URL``, ``local:DIR``.
 
     Raises:
         ConfigError: An unknown spec.
@@ -273,8 +272,22 @@ def make_policy(spec: str, *, seed: int = 0, model: str = "default", api_key: st
         return RandomPolicy(seed)
     if spec.startswith("openai:"):
         return OpenAIPolicy(spec.split(":", 1)[1], model, api_key=api_key)
-    raise ConfigError(f"unknown policy {spec!r}; use reference, noop, random or openai:URL")
+    if spec.startswith("local:"):
+        from gym_mcp.local_model import LocalModel, LocalModelPolicy
+
+        path, _, adapter = spec.split(":", 1)[1].partition("+")
+        return LocalModelPolicy(_cached_model(path, adapter or None, LocalModel))
+    raise ConfigError(f"unknown policy {spec!r}; use reference, noop, random, openai:URL or local:MODEL_DIR")
 
 
-def _dumps(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False)
+_models: dict[tuple[str, str | None], Any] = {}
+_models_lock = threading.Lock()
+
+
+def _cached_model(path: str, adapter: str | None, loader: Any) -> Any:
+    """Load a local model once per process (episodes share it; generation is serialized)."""
+    with _models_lock:
+        key = (path, adapter)
+        if key not in _models:
+            _models[key] = loader(path, adapter=adapter)
+        return _models[key]

@@ -1,0 +1,69 @@
+"""A tiny, randomly initialised Llama and a BPE tokenizer trained on the spot (no download)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+CORPUS = [
+    '<tool_call>{"name": "get_balance", "arguments": {"account_id": "ACC-1001"}}</tool_call>',
+    "<|system|> <|user|> <|assistant|> <|tool|> You are a helpful assistant with tools.",
+    "Show the balance of account ACC-1001, then deposit $25 into account ACC-1002. Done.",
+    "The balance is 4853.32 dollars. I moved the money. Error: unknown tool.",
+] * 20
+
+
+def build_tiny_model(folder: Path, *, seed: int = 0) -> Path:
+    """Save a 2-layer Llama (~0.2M parameters) and its tokenizer into ``folder``."""
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    if (folder / "config.json").exists():
+        return folder
+    tok = Tokenizer(models.BPE(unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=400, special_tokens=["<unk>", "<s>", "</s>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+    )
+    tok.train_from_iterator(CORPUS, trainer)
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>")
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+        max_position_embeddings=4096,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+    )
+    torch.manual_seed(seed)
+    model = LlamaForCausalLM(config)
+    folder.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def teach(folder: Path, prompt: str, target: str, *, steps: int = 200, lr: float = 3e-3) -> None:
+    """Overfit the tiny model until greedy decoding of ``prompt`` gives ``target`` (a real training loop)."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+    model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True)
+    ids = tokenizer(prompt + target + tokenizer.eos_token, return_tensors="pt")["input_ids"]
+    n_prompt = len(tokenizer(prompt)["input_ids"])
+    labels = ids.clone()
+    labels[:, :n_prompt] = -100  # loss on the answer only
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
+    model.train()
+    torch.manual_seed(0)
+    for _ in range(steps):
+        loss = model(input_ids=ids, labels=labels).loss
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+    model.save_pretrained(folder)
