@@ -105,6 +105,9 @@ def _coerce_tasks(tasks: TaskSource, server: str) -> list[Task]:
     return out
 
 
+_REFERENCE_FINGERPRINTS: dict[tuple[str, int, str], str] = {}
+
+
 def _reward_terms(reward_fn: RewardFn, episode: Episode) -> dict[str, float]:
     """Every reward term of a finished episode (the reward function's own, if it reports them)."""
     own = getattr(reward_fn, "terms", None)
@@ -332,6 +335,8 @@ class AsyncMCPEnv:
         info = self.info()
         if terminated or truncated:
             self.done = True
+            if self.task.expected_fingerprint is None and self.task.reference_calls:
+                self.task = await self._with_reference_fingerprint(self.task)
             episode = self.episode(terminated=terminated, truncated=truncated)
             reward = float(self.reward_fn(episode))
             info["reward_terms"] = {**_reward_terms(self.reward_fn, episode), "reward": reward}
@@ -339,6 +344,28 @@ class AsyncMCPEnv:
             if self.task.expected_fingerprint is not None:
                 info["state_match"] = episode.final_fingerprint == self.task.expected_fingerprint
         return self._clip(observation), reward, terminated, truncated, info
+
+    async def _with_reference_fingerprint(self, task: Task) -> Task:
+        """The task with the fingerprint its reference calls produce from its initial state.
+
+        Computed once per task (and data seed) by replaying the calls on a second warm server,
+        so hand-written tasks need no precomputed fingerprint.
+        """
+        key = (task.id, task.data_seed, json.dumps([dict(c) for c in task.reference_calls], sort_keys=True))
+        fingerprint = _REFERENCE_FINGERPRINTS.get(key)
+        if fingerprint is None:
+            pool = self._pool or get_pool()
+            live = await pool.acquire(self.source, call_timeout=self.config.call_timeout)
+            try:
+                live.state.restore(self.source.initial_snapshot(task.data_seed))
+                for call in task.reference_calls:
+                    name = self._route.get(str(call["name"]), str(call["name"]))
+                    await live.call_tool(name, dict(call.get("arguments", {})))
+                fingerprint = live.state.fingerprint()
+            finally:
+                await pool.release(live)
+            _REFERENCE_FINGERPRINTS[key] = fingerprint
+        return Task.from_dict({**task.to_dict(), "expected_fingerprint": fingerprint})
 
     def episode(self, *, terminated: bool, truncated: bool) -> Episode:
         """The episode so far, as reward functions see it."""

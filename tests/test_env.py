@@ -406,3 +406,20 @@ def test_sync_api_from_threads_and_from_inside_a_running_loop() -> None:
         return episode("ACC-1009")
 
     assert asyncio.run(notebook_cell()) == "ACC-1009"
+
+
+def test_reference_fingerprint_is_computed_by_replay_when_missing() -> None:
+    calls = ({"name": "deposit", "arguments": {"account_id": "ACC-1003", "amount": 9.0}},)
+    task = Task(id="hand-written", server="banking", instruction="Deposit $9 into ACC-1003.", reference_calls=calls)
+    env = gym.make("gym_mcp/Banking-v0", tasks=[task])
+    try:
+        env.reset(seed=0)
+        env.step(dict(calls[0]))
+        _, reward, *_ = env.step("Done.")
+        assert reward == 1.0
+        env.reset(seed=0)
+        env.step({"name": "deposit", "arguments": {"account_id": "ACC-1003", "amount": 8.0}})
+        _, reward, *_ = env.step("Done.")
+        assert reward == 0.0
+    finally:
+        env.close()
