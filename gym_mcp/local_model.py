@@ -26,7 +26,7 @@ from gym_mcp.errors import ConfigError
 from gym_mcp.parsing import auto_parser
 from gym_mcp.policies import Policy
 
-__all__ = ["LocalModel", "LocalModelPolicy", "render_prompt", "serve_model"]
+__all__ = ["LocalModel", "LocalModelPolicy", "render_prompt", "render_segments", "serve_model"]
 
 SYSTEM = (
     "You are a helpful assistant with tools. To call a tool, answer with "
@@ -46,17 +46,24 @@ def _signature(tool: Mapping[str, Any]) -> str:
     return f"{fn['name']}({', '.join(args)})" + (f" - {first_line[0]}" if first_line else "")
 
 
-def render_prompt(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] = ()) -> str:
-    """The prompt for a conversation: terse tool signatures, then the turns, then ``<|assistant|>``."""
+def render_segments(
+    messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] = ()
+) -> list[tuple[str, bool]]:
+    """The conversation as text segments, each flagged True when the model itself wrote it.
+
+    Joined, the segments are the prompt (without the final ``<|assistant|>`` cue); the flags
+    tell training which tokens are the model's own (assistant replies) and which are context.
+    """
     system = SYSTEM
     if tools:
         system += "\nTools:\n" + "\n".join(_signature(t) for t in tools)
-    parts = [f"<|system|>\n{system}\n"]
+    head = f"<|system|>\n{system}\n"
+    segments: list[tuple[str, bool]] = []
     for m in messages:
         role = m.get("role")
         content = m.get("content") or ""
         if role == "system":
-            parts[0] = f"<|system|>\n{content}\n{system}\n"
+            head = f"<|system|>\n{content}\n{system}\n"
         elif role == "assistant":
             calls = "".join(
                 "<tool_call>"
@@ -64,13 +71,19 @@ def render_prompt(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping
                 + "</tool_call>"
                 for c in m.get("tool_calls") or []
             )
-            parts.append(f"<|assistant|>\n{content}{calls}\n")
+            segments.append(("<|assistant|>\n", False))
+            segments.append((f"{content}{calls}", True))
+            segments.append(("\n", False))
         elif role == "tool":
-            parts.append(f"<|tool|>\n{content}\n")
+            segments.append((f"<|tool|>\n{content}\n", False))
         else:
-            parts.append(f"<|user|>\n{content}\n")
-    parts.append("<|assistant|>\n")
-    return "".join(parts)
+            segments.append((f"<|user|>\n{content}\n", False))
+    return [(head, False), *segments]
+
+
+def render_prompt(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] = ()) -> str:
+    """The prompt for a conversation: terse tool signatures, then the turns, then ``<|assistant|>``."""
+    return "".join(text for text, _ in render_segments(messages, tools)) + "<|assistant|>\n"
 
 
 def _args(raw: Any) -> Any:

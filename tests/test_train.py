@@ -1,0 +1,126 @@
+"""Training pieces on a tiny random-init Llama: loss masks, LoRA updates, GRPO advantages and gradients."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+
+torch = pytest.importorskip("torch", reason="training needs the [train] extra (the README's test command installs it)")
+peft = pytest.importorskip("peft", reason="training needs the [train] extra")
+
+import gym_mcp  # noqa: E402
+from gym_mcp.train.data import IGNORE, encode_conversation, reference_conversation  # noqa: E402
+from gym_mcp.train.grpo import (  # noqa: E402
+    clipped_surrogate,
+    group_advantages,
+    kl_to_reference,
+    load_lora_model,
+    sft_step,
+    token_logprobs,
+)
+from tests.tiny_model import build_tiny_model  # noqa: E402
+
+TASK = gym_mcp.Task(
+    id="t",
+    server="banking",
+    instruction="Deposit $25 into ACC-1001, then show its balance.",
+    reference_calls=(
+        {"name": "deposit", "arguments": {"account_id": "ACC-1001", "amount": 25.0}},
+        {"name": "get_balance", "arguments": {"account_id": "ACC-1001"}},
+    ),
+)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
+
+
+@pytest.fixture(scope="module")
+def conversation() -> tuple[list[dict], list[dict]]:
+    env = gym.make("gym_mcp/Banking-v0")
+    try:
+        return reference_conversation(env, TASK)
+    finally:
+        env.close()
+
+
+def _lora(tiny: Path) -> tuple[object, object]:
+    return load_lora_model(tiny, peft.LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"]))
+
+
+def test_loss_mask_covers_only_the_models_tokens(tiny: Path, conversation: tuple[list[dict], list[dict]]) -> None:
+    messages, tools = conversation
+    assert [m["role"] for m in messages] == ["user", "assistant", "tool", "assistant", "tool", "assistant"]
+    _, tokenizer = _lora(tiny)
+    example = encode_conversation(tokenizer, messages, tools, TASK.id)
+    learned = tokenizer.decode([t for t, lab in zip(example.input_ids, example.labels, strict=True) if lab != IGNORE])
+    context = tokenizer.decode([t for t, lab in zip(example.input_ids, example.labels, strict=True) if lab == IGNORE])
+    assert learned == (
+        '<tool_call>{"name": "deposit", "arguments": {"account_id": "ACC-1001", "amount": 25.0}}</tool_call>'
+        '<tool_call>{"name": "get_balance", "arguments": {"account_id": "ACC-1001"}}</tool_call>'
+        "Done." + tokenizer.eos_token
+    )
+    # the tool results (live server output) and the request are context, never learned
+    assert messages[2]["content"] in context
+    assert TASK.instruction in context
+    assert "new_balance" not in learned
+
+
+def test_sft_changes_lora_weights_and_not_base_weights(tiny: Path, conversation: tuple[list[dict], list[dict]]) -> None:
+    model, tokenizer = _lora(tiny)
+    example = encode_conversation(tokenizer, *conversation)
+    ids = torch.tensor([example.input_ids])
+    labels = torch.tensor([example.labels])
+    before = {n: p.detach().clone() for n, p in model.named_parameters()}
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(trainable, lr=1e-2)
+    losses = [sft_step(model, optimizer, ids, labels) for _ in range(5)]
+    assert losses[-1] < losses[0]
+    changed = {n for n, p in model.named_parameters() if not torch.equal(p, before[n])}
+    assert changed
+    assert all("lora_" in n for n in changed)  # only adapter weights moved
+    assert any("lora_" in n for n in changed)
+
+
+def test_equal_rewards_give_zero_advantages_and_zero_gradient(
+    tiny: Path, conversation: tuple[list[dict], list[dict]]
+) -> None:
+    assert group_advantages([1.0, 1.0, 1.0, 1.0]) == [0.0, 0.0, 0.0, 0.0]
+    adv = group_advantages([1.0, 0.0, 0.0, 1.0])
+    assert adv == pytest.approx([1.0, -1.0, -1.0, 1.0], abs=1e-4)
+    model, tokenizer = _lora(tiny)
+    example = encode_conversation(tokenizer, *conversation)
+    ids = torch.tensor([example.input_ids] * 4)
+    labels = torch.tensor([example.labels] * 4)
+    logprobs, mask = token_logprobs(model, ids, labels)
+    loss = clipped_surrogate(logprobs, logprobs.detach(), torch.tensor(group_advantages([0.5] * 4)), mask)
+    loss.backward()
+    grads = [p.grad for p in model.parameters() if p.requires_grad]
+    assert all(g is None or torch.count_nonzero(g) == 0 for g in grads)
+
+
+def test_clipped_surrogate_and_kl_values() -> None:
+    logp = torch.log(torch.tensor([[0.5, 0.5]]))
+    old = torch.log(torch.tensor([[0.25, 0.5]]))  # ratio 2 on the first token, 1 on the second
+    mask = torch.ones(1, 2)
+    loss = clipped_surrogate(logp, old, torch.tensor([1.0]), mask, clip=0.2)
+    assert float(loss) == pytest.approx(-(1.2 + 1.0) / 2)  # the ratio 2 is clipped to 1.2
+    assert float(kl_to_reference(logp, logp, mask)) == pytest.approx(0.0)
+    assert float(kl_to_reference(logp, old, mask)) > 0.0
+
+
+def test_reference_logprobs_with_the_adapter_disabled(tiny: Path, conversation: tuple[list[dict], list[dict]]) -> None:
+    model, tokenizer = _lora(tiny)
+    example = encode_conversation(tokenizer, *conversation)
+    ids, labels = torch.tensor([example.input_ids]), torch.tensor([example.labels])
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-2)
+    for _ in range(3):
+        sft_step(model, optimizer, ids, labels)
+    with torch.no_grad():
+        trained, mask = token_logprobs(model, ids, labels)
+        with model.disable_adapter():
+            reference, _ = token_logprobs(model, ids, labels)
+    assert float(kl_to_reference(trained, reference, mask)) > 0.0  # one model, two policies

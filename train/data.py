@@ -1,0 +1,77 @@
+"""Training data from tasks: conversations as token ids, with a loss mask on the model's own tokens.
+
+A reference trajectory is the task's reference calls played through a real environment (so the
+tool results are the live server's), followed by a short final answer. It is rendered with the
+same compact prompt the local-model policy uses (`gym_mcp.local_model.render_prompt`); only the
+assistant turns (tool calls and the answer) are learned: the system block, user turns and tool
+results are masked out of the loss (label -100).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import gymnasium as gym
+
+from gym_mcp.local_model import render_segments
+from gym_mcp.tasks import Task
+
+__all__ = ["Example", "encode_conversation", "reference_conversation"]
+
+IGNORE = -100
+
+
+@dataclass(frozen=True)
+class Example:
+    """One training example.
+
+    Attributes:
+        input_ids: Token ids of the whole conversation.
+        labels: The same ids where the model speaks, ``-100`` elsewhere.
+        task_id: The task it came from.
+    """
+
+    input_ids: list[int]
+    labels: list[int]
+    task_id: str
+
+
+def reference_conversation(env: gym.Env[str, Any], task: Task) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Play a task's reference calls in ``env``; return (messages, tools) as the agent saw them.
+
+    Each reference call is its own assistant turn, followed by the live tool result; a final
+    answer closes the conversation.
+    """
+    _, info = env.reset(options={"task": task})
+    tools = list(info["tools"])
+    for call in task.reference_calls:
+        _, _, _, _, info = env.step(
+            "<tool_call>" + json.dumps({"name": call["name"], "arguments": call["arguments"]}) + "</tool_call>"
+        )
+    answer = task.expected_answer or ("Done." if task.reference_calls else "I can't help with that here.")
+    _, _, _, _, info = env.step(answer)
+    return list(info["messages"]), tools
+
+
+def encode_conversation(
+    tokenizer: Any, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]], task_id: str = ""
+) -> Example:
+    """Token ids and labels for a conversation: the loss covers the assistant turns only.
+
+    Segments (see `render_segments`) are tokenized one by one, so every token is either the
+    model's own (labelled) or context (``-100``); the last reply ends with the end-of-text token.
+    """
+    input_ids: list[int] = []
+    labels: list[int] = []
+    segments = render_segments(messages, tools)
+    last_model = max((i for i, (_, mine) in enumerate(segments) if mine), default=-1)
+    for i, (text, mine) in enumerate(segments):
+        if i == last_model and tokenizer.eos_token:
+            text += tokenizer.eos_token
+        ids = list(tokenizer(text, add_special_tokens=False)["input_ids"])
+        input_ids += ids
+        labels += ids if mine else [IGNORE] * len(ids)
+    return Example(input_ids, labels, task_id)
