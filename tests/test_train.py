@@ -124,3 +124,29 @@ def test_reference_logprobs_with_the_adapter_disabled(tiny: Path, conversation: 
         with model.disable_adapter():
             reference, _ = token_logprobs(model, ids, labels)
     assert float(kl_to_reference(trained, reference, mask)) > 0.0  # one model, two policies
+
+
+def test_one_grpo_step_through_the_environment(tiny: Path) -> None:
+    from gym_mcp.train.grpo import grpo_step, rollout
+
+    model, tokenizer = _lora(tiny)
+    # a reward with spread even for a random model: the length of its final answer, modulo 3
+    env = gym.make("gym_mcp/Banking-v0", max_steps=2, reward=lambda ep: float(len(ep.final_answer or "x") % 3))
+    try:
+        group = [rollout(model, tokenizer, env, TASK, max_new_tokens=12, seed=s) for s in range(4)]
+    finally:
+        env.close()
+    assert all(r.messages[0] == {"role": "user", "content": TASK.instruction} for r in group)
+    before = {n: p.detach().clone() for n, p in model.named_parameters()}
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-2)
+    stats = grpo_step(model, tokenizer, optimizer, group, kl_coef=0.05)
+    if stats["zero_spread"]:
+        pytest.skip(f"the sampled group happened to have equal rewards: {stats['rewards']}")
+    changed = {n for n, p in model.named_parameters() if not torch.equal(p, before[n])}
+    assert changed
+    assert all("lora_" in n for n in changed)
+    # a group with equal rewards is skipped: nothing moves
+    same = [type(group[0])(g.messages, g.tools, 1.0) for g in group]
+    after = {n: p.detach().clone() for n, p in model.named_parameters()}
+    assert grpo_step(model, tokenizer, optimizer, same)["zero_spread"]
+    assert all(torch.equal(p, after[n]) for n, p in model.named_parameters())

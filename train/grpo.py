@@ -9,15 +9,19 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from gym_mcp.errors import ConfigError
 
 __all__ = [
+    "Rollout",
     "clipped_surrogate",
     "group_advantages",
+    "grpo_step",
     "kl_to_reference",
     "load_lora_model",
+    "rollout",
     "sft_step",
     "token_logprobs",
 ]
@@ -114,3 +118,101 @@ def kl_to_reference(logprobs: Any, ref_logprobs: Any, mask: Any) -> Any:
 
     delta = (ref_logprobs.detach() - logprobs) * mask
     return ((torch.exp(delta) - delta - 1.0) * mask).sum() / mask.sum().clamp(min=1.0)
+
+
+@dataclass
+class Rollout:
+    """One sampled episode.
+
+    Attributes:
+        messages: The conversation (OpenAI format) as the environment recorded it.
+        tools: The tools the model was shown.
+        reward: The episode's reward.
+        terms: The reward terms (``info["reward_terms"]``).
+    """
+
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+    reward: float
+    terms: dict[str, Any] = field(default_factory=dict)
+
+
+def rollout(
+    model: Any,
+    tokenizer: Any,
+    env: Any,
+    task: Any,
+    *,
+    max_new_tokens: int = 32,
+    temperature: float = 1.0,
+    seed: int = 0,
+) -> Rollout:
+    """Play one episode with the model sampling its replies; tool results come from ``env.step``."""
+    import torch
+
+    from gym_mcp.local_model import render_prompt
+
+    _, info = env.reset(seed=seed, options={"task": task})
+    torch.manual_seed(seed)
+    reward, done = 0.0, False
+    while not done:
+        prompt = render_prompt(info["messages"], info["tools"])
+        inputs = tokenizer(prompt, return_tensors="pt")
+        with torch.no_grad():
+            out = model.generate(
+                **inputs,
+                max_new_tokens=max_new_tokens,
+                do_sample=temperature > 0,
+                temperature=max(temperature, 1e-5),
+                pad_token_id=tokenizer.eos_token_id,
+                stop_strings=["</tool_call>"],
+                tokenizer=tokenizer,
+            )
+        text = str(tokenizer.decode(out[0, inputs["input_ids"].shape[1] :], skip_special_tokens=True))
+        end = text.find("</tool_call>")
+        action = text[: end + len("</tool_call>")] if end >= 0 else text
+        _, r, terminated, truncated, info = env.step(action)
+        reward, done = float(r), terminated or truncated
+    return Rollout(list(info["messages"]), list(info["tools"]), reward, dict(info.get("reward_terms", {})))
+
+
+def grpo_step(
+    model: Any, tokenizer: Any, optimizer: Any, rollouts: Sequence[Rollout], *, clip: float = 0.2, kl_coef: float = 0.0
+) -> dict[str, Any]:
+    """One GRPO update from a group of rollouts of the same task.
+
+    Advantages are group-relative; a group whose rewards are all equal carries no signal and is
+    skipped (``zero_spread``). Only the model's own tokens enter the loss. The KL term, when
+    ``kl_coef > 0``, is to the base model: the same weights with the adapter disabled.
+    """
+    import torch
+
+    from gym_mcp.train.data import IGNORE, encode_conversation
+
+    rewards = [r.reward for r in rollouts]
+    advantages = group_advantages(rewards)
+    stats: dict[str, Any] = {"rewards": rewards, "zero_spread": not any(advantages), "loss": 0.0, "kl": 0.0}
+    if stats["zero_spread"]:
+        return stats
+    examples = [encode_conversation(tokenizer, r.messages, r.tools) for r in rollouts]
+    width = max(len(e.input_ids) for e in examples)
+    pad = tokenizer.eos_token_id or 0
+    ids = torch.tensor([e.input_ids + [pad] * (width - len(e.input_ids)) for e in examples])
+    labels = torch.tensor([e.labels + [IGNORE] * (width - len(e.labels)) for e in examples])
+    with torch.no_grad():
+        old, _ = token_logprobs(model, ids, labels)
+        ref = None
+        if kl_coef > 0:
+            with model.disable_adapter():
+                ref, _ = token_logprobs(model, ids, labels)
+    logprobs, mask = token_logprobs(model, ids, labels)
+    loss = clipped_surrogate(logprobs, old, torch.tensor(advantages), mask, clip=clip)
+    if ref is not None:
+        kl = kl_to_reference(logprobs, ref, mask)
+        loss = loss + kl_coef * kl
+        stats["kl"] = float(kl.detach())
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    stats["loss"] = float(loss.detach())
+    return stats
