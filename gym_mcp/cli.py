@@ -97,6 +97,9 @@ def _build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--host", default="127.0.0.1", help="interface to bind (default 127.0.0.1)")
     sm.add_argument("--port", type=_port, default=8000, help="port (default 8000)")
 
+    tr = sub.add_parser("train", help="LoRA training: SFT warm start, then GRPO (needs the [train] extra)")
+    tr.add_argument("--config", required=True, help="a TOML config (see examples/train_cpu.toml)")
+
     demo = sub.add_parser("demo", help="a scripted agent plays episodes of a bundled environment")
     demo.add_argument("--server", choices=sorted(BUNDLED), default="banking", help="bundled server")
     demo.add_argument("--transport", choices=["inprocess", "stdio", "http"], default="stdio")
@@ -283,6 +286,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _synth(args)
         if args.command == "eval":
             return _eval(args)
+        if args.command == "train":
+            from gym_mcp.train.trainer import TrainConfig, train
+
+            config = TrainConfig.from_toml(args.config)
+            last = train(config)
+            print(f"done: {last}; checkpoint and metrics in {config.output_dir}")
+            return 0
         if args.command == "serve-model":
             from gym_mcp.local_model import LocalModel, serve_model
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 import gymnasium as gym
@@ -150,3 +152,93 @@ def test_one_grpo_step_through_the_environment(tiny: Path) -> None:
     after = {n: p.detach().clone() for n, p in model.named_parameters()}
     assert grpo_step(model, tokenizer, optimizer, same)["zero_spread"]
     assert all(torch.equal(p, after[n]) for n, p in model.named_parameters())
+
+
+def _config(tiny: Path, out: Path, tasks: Path, **overrides: object) -> object:
+    from gym_mcp.train.trainer import TrainConfig
+
+    base = {
+        "model": str(tiny),
+        "tasks": str(tasks),
+        "output_dir": str(out),
+        "sft_steps": 4,
+        "sft_batch": 2,
+        "grpo_steps": 0,
+        "lora_r": 4,
+        "lora_alpha": 8,
+        "lora_targets": ["q_proj", "v_proj"],
+        "checkpoint_every": 2,
+        "lr": 1e-2,
+    }
+    return TrainConfig(**{**base, **overrides})
+
+
+def test_resume_from_a_checkpoint_continues_identically(tiny: Path, tmp_path: Path) -> None:
+    from safetensors.torch import load_file
+
+    from gym_mcp.synth import SynthConfig, synthesize
+    from gym_mcp.tasks import save_tasks
+    from gym_mcp.train.trainer import train
+
+    tasks = tmp_path / "tasks.jsonl"
+    save_tasks(synthesize("banking", SynthConfig(n=8, seed=2, max_chain=2)).tasks, tasks)
+    train(_config(tiny, tmp_path / "straight", tasks), progress=False)
+    interrupted = _config(tiny, tmp_path / "resumed", tasks, sft_steps=2)
+    train(interrupted, progress=False)  # stops after 2 steps, checkpointed
+    train(_config(tiny, tmp_path / "resumed", tasks), progress=False)  # resumes at step 2, runs 2 more
+    a = load_file(tmp_path / "straight" / "checkpoint" / "adapter_model.safetensors")
+    b = load_file(tmp_path / "resumed" / "checkpoint" / "adapter_model.safetensors")
+    assert a.keys() == b.keys()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    losses_a = [json.loads(x)["loss"] for x in (tmp_path / "straight" / "metrics.jsonl").read_text().splitlines()]
+    losses_b = [json.loads(x)["loss"] for x in (tmp_path / "resumed" / "metrics.jsonl").read_text().splitlines()]
+    assert losses_a == losses_b
+
+
+def test_train_config_validation(tmp_path: Path) -> None:
+    from gym_mcp.errors import ConfigError
+    from gym_mcp.train.trainer import TrainConfig
+
+    with pytest.raises(ConfigError, match="group_size must be >= 2"):
+        TrainConfig(model="m", group_size=1)
+    with pytest.raises(ConfigError, match="reward must be"):
+        TrainConfig(model="m", reward="vibes")
+    bad = tmp_path / "c.toml"
+    bad.write_text('model = "m"\nlearning_rate = 1\n')
+    with pytest.raises(ConfigError, match="unknown key"):
+        TrainConfig.from_toml(bad)
+
+
+def test_cli_train_runs_sft_and_grpo_and_writes_metrics_and_plot(tiny: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    config = tmp_path / "train.toml"
+    config.write_text(
+        f'model = "{tiny}"\nserver = "banking"\nn_tasks = 6\noutput_dir = "{tmp_path / "out"}"\n'
+        "sft_steps = 2\nsft_batch = 2\ngrpo_steps = 1\ngroup_size = 2\nmax_new_tokens = 8\nmax_episode_steps = 2\n"
+        'lora_r = 4\nlora_alpha = 8\nlora_targets = ["q_proj", "v_proj"]\nlr = 0.01\n'
+    )
+    env = {**os.environ, "GYM_MCP_HOME": str(tmp_path / "home")}
+    ran = subprocess.run(
+        [sys.executable, "-m", "gym_mcp.cli", "train", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=300,
+    )
+    assert ran.returncode == 0, ran.stderr
+    rows = [json.loads(x) for x in (tmp_path / "out" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["phase"] for r in rows] == ["sft", "sft", "grpo"]
+    assert {"reward_mean", "success", "calls", "zero_spread"} <= set(rows[-1])
+    assert (tmp_path / "out" / "training.png").stat().st_size > 5_000
+    assert (tmp_path / "out" / "checkpoint" / "adapter_model.safetensors").exists()
+    bad = subprocess.run(
+        [sys.executable, "-m", "gym_mcp.cli", "train", "--config", str(tmp_path / "nope.toml")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert bad.returncode == 1
+    assert bad.stderr.strip().startswith("gym-mcp: error: cannot read config")
