@@ -242,3 +242,19 @@ def test_cli_train_runs_sft_and_grpo_and_writes_metrics_and_plot(tiny: Path, tmp
     )
     assert bad.returncode == 1
     assert bad.stderr.strip().startswith("gym-mcp: error: cannot read config")
+
+
+def test_compact_tool_list_keeps_the_tasks_tools_and_a_few_others() -> None:
+    from gym_mcp.train.data import compact_tools
+
+    env = gym.make("gym_mcp/Banking-v0")
+    try:
+        _, info = env.reset(seed=0)
+    finally:
+        env.close()
+    tools = compact_tools(info["tools"], TASK, 3)
+    names = [t["function"]["name"] for t in tools]
+    assert {"deposit", "get_balance"} <= set(names)
+    assert len(names) == 5
+    assert names == [t["function"]["name"] for t in compact_tools(info["tools"], TASK, 3)]  # same task, same list
+    assert len(compact_tools(info["tools"], TASK, None)) == len(info["tools"])

@@ -10,6 +10,7 @@ results are masked out of the loss (label -100).
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +20,7 @@ import gymnasium as gym
 from gym_mcp.local_model import render_segments
 from gym_mcp.tasks import Task
 
-__all__ = ["Example", "encode_conversation", "reference_conversation"]
+__all__ = ["Example", "compact_tools", "encode_conversation", "reference_conversation"]
 
 IGNORE = -100
 
@@ -39,14 +40,36 @@ class Example:
     task_id: str
 
 
-def reference_conversation(env: gym.Env[str, Any], task: Task) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def compact_tools(tools: Sequence[Mapping[str, Any]], task: Task, distractors: int | None = 3) -> list[dict[str, Any]]:
+    """The task's own tools plus a few others, so prompts stay short on a small machine.
+
+    Args:
+        tools: All tools the environment offers (OpenAI format).
+        task: The task; the tools of its reference calls are always kept.
+        distractors: How many other tools to add (chosen by the task id, so SFT and rollouts
+            of one task see the same list); None keeps every tool.
+    """
+    if distractors is None:
+        return [dict(t) for t in tools]
+    needed = {str(c["name"]) for c in task.reference_calls}
+    own = [dict(t) for t in tools if t["function"]["name"] in needed]
+    others = sorted(
+        (dict(t) for t in tools if t["function"]["name"] not in needed), key=lambda t: t["function"]["name"]
+    )
+    picked = random.Random(task.id).sample(others, k=min(distractors, len(others)))
+    return sorted(own + picked, key=lambda t: t["function"]["name"])
+
+
+def reference_conversation(
+    env: gym.Env[str, Any], task: Task, distractors: int | None = None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Play a task's reference calls in ``env``; return (messages, tools) as the agent saw them.
 
     Each reference call is its own assistant turn, followed by the live tool result; a final
-    answer closes the conversation.
+    answer closes the conversation. ``distractors`` selects a compact tool list (`compact_tools`).
     """
     _, info = env.reset(options={"task": task})
-    tools = list(info["tools"])
+    tools = compact_tools(info["tools"], task, distractors)
     for call in task.reference_calls:
         _, _, _, _, info = env.step(
             "<tool_call>" + json.dumps({"name": call["name"], "arguments": call["arguments"]}) + "</tool_call>"

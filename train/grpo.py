@@ -146,17 +146,23 @@ def rollout(
     max_new_tokens: int = 32,
     temperature: float = 1.0,
     seed: int = 0,
+    distractors: int | None = None,
 ) -> Rollout:
-    """Play one episode with the model sampling its replies; tool results come from ``env.step``."""
+    """Play one episode with the model sampling its replies; tool results come from ``env.step``.
+
+    ``distractors`` shows the model a compact tool list (see `compact_tools`).
+    """
     import torch
 
     from gym_mcp.local_model import render_prompt
+    from gym_mcp.train.data import compact_tools
 
     _, info = env.reset(seed=seed, options={"task": task})
     torch.manual_seed(seed)
     reward, done = 0.0, False
+    tools = compact_tools(info["tools"], task, distractors)
     while not done:
-        prompt = render_prompt(info["messages"], info["tools"])
+        prompt = render_prompt(info["messages"], tools)
         inputs = tokenizer(prompt, return_tensors="pt")
         with torch.no_grad():
             out = model.generate(
@@ -173,7 +179,7 @@ def rollout(
         action = text[: end + len("</tool_call>")] if end >= 0 else text
         _, r, terminated, truncated, info = env.step(action)
         reward, done = float(r), terminated or truncated
-    return Rollout(list(info["messages"]), list(info["tools"]), reward, dict(info.get("reward_terms", {})))
+    return Rollout(list(info["messages"]), tools, reward, dict(info.get("reward_terms", {})))
 
 
 def grpo_step(

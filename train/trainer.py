@@ -46,6 +46,7 @@ class TrainConfig:
         lora_alpha: LoRA alpha.
         lora_targets: Module names that get adapters.
         reward: ``"prove"`` (composite with adaptive efficiency) or ``"mua_rl"`` (binary success).
+        distractor_tools: Tools shown besides the task's own (-1: all of the server's tools).
         checkpoint_every: Steps between checkpoints (SFT and GRPO steps count alike).
         seed: Seed of task order, sampling and synthesis.
     """
@@ -69,6 +70,7 @@ class TrainConfig:
     lora_alpha: int = 32
     lora_targets: list[str] = field(default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj"])
     reward: str = "prove"
+    distractor_tools: int = 3
     checkpoint_every: int = 10
     seed: int = 0
 
@@ -162,9 +164,10 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
     reward = CompositeReward.prove() if config.reward == "prove" else CompositeReward.mua_rl()
     tasks = [t for t in _load_tasks(config) if t.split == "train"] or _load_tasks(config)
     env = gym.make(env_id(config.server), max_steps=config.max_episode_steps, reward=reward)
+    distractors = None if config.distractor_tools < 0 else config.distractor_tools
     examples = []
     for task in tasks:
-        messages, tools = reference_conversation(env, task)
+        messages, tools = reference_conversation(env, task, distractors)
         examples.append(encode_conversation(tokenizer, messages, tools, task.id))
     metrics_path = out / "metrics.jsonl"
     last: dict[str, Any] = {}
@@ -189,6 +192,7 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
                         max_new_tokens=config.max_new_tokens,
                         temperature=config.temperature,
                         seed=rng.randrange(2**31),
+                        distractors=distractors,
                     )
                     for _ in range(config.group_size)
                 ]
