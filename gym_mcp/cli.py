@@ -88,6 +88,12 @@ def _build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--seed", type=int, default=0)
     ev.add_argument("--max-steps", type=_positive, default=20)
     ev.add_argument("--transport", choices=["inprocess", "stdio", "http"], default=None, help="for bundled envs")
+    ev.add_argument(
+        "--reward",
+        choices=["state", "prove", "mua_rl"],
+        default="prove",
+        help="episode reward: final-state match, PROVE's composite (default) or MUA-RL's binary success",
+    )
     ev.add_argument("-o", "--output", default="runs/eval", help="output folder (results.json/.md/.png)")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -224,7 +230,11 @@ def _eval(args: argparse.Namespace) -> int:
         probe.close()
     policies = {spec: (lambda spec=spec: make_policy(spec, seed=args.seed, model=args.model)) for spec in args.policy}
     config = EvalConfig(k=args.k, concurrency=args.concurrency, seed=args.seed, max_steps=args.max_steps)
-    env_kwargs = {"transport": args.transport} if args.transport else {}
+    from gym_mcp.rewards import CompositeReward
+
+    env_kwargs: dict[str, object] = {"transport": args.transport} if args.transport else {}
+    if args.reward != "state":
+        env_kwargs["reward"] = CompositeReward.prove() if args.reward == "prove" else CompositeReward.mua_rl()
     result = evaluate(
         list(zip(args.env, args.tasks, strict=True)),
         policies,

@@ -137,7 +137,8 @@ def success(episode: Episode) -> bool:
     """Whether the episode completed its task (MUA-RL's criterion, plus the answer for read tasks).
 
     The final state must match the task's expected fingerprint (a task without one never
-    succeeds) and, when the task has an expected answer, `answer_match` must be 1.0.
+    succeeds) and, when the task has an expected answer, `answer_match` must be 1.0. A request
+    with no reference calls (an irrelevant one) is completed only by abstaining: making no call.
 
     Args:
         episode: The finished episode.
@@ -146,6 +147,8 @@ def success(episode: Episode) -> bool:
         True when the task was completed.
     """
     if state_match(episode) != 1.0:
+        return False
+    if not episode.task.reference_calls and abstention(episode) != 1.0:
         return False
     if episode.task.expected_answer is not None:
         return answer_match(episode) == 1.0

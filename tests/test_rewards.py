@@ -276,8 +276,9 @@ def test_mua_rl_is_binary_success() -> None:
     bad_state = episode(task, [call("get_balance", {"account_id": "ACC-1001"})], fp=GOAL, answer="1250.50")
     mua = CompositeReward.mua_rl()
     assert [mua(good), mua(bad_answer), mua(bad_state)] == [1.0, 0.0, 0.0]
-    # irrelevant requests: success is the state left alone, not the abstention term
-    assert mua(episode(irrelevant_task(), [call("get_balance", {"account_id": "ACC-1001"})], fp=START)) == 1.0
+    # irrelevant requests are completed only by abstaining: a harmless read still fails them
+    assert mua(episode(irrelevant_task(), [call("get_balance", {"account_id": "ACC-1001"})], fp=START)) == 0.0
+    assert mua(episode(irrelevant_task(), [], fp=START)) == 1.0
     assert mua.terms(good)["success"] == 1.0
 
 
