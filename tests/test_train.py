@@ -258,3 +258,41 @@ def test_compact_tool_list_keeps_the_tasks_tools_and_a_few_others() -> None:
     assert len(names) == 5
     assert names == [t["function"]["name"] for t in compact_tools(info["tools"], TASK, 3)]  # same task, same list
     assert len(compact_tools(info["tools"], TASK, None)) == len(info["tools"])
+
+
+def test_example_configs_parse_and_the_adapter_example_runs(tiny: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from gym_mcp.synth import SynthConfig, synthesize
+    from gym_mcp.tasks import save_tasks
+    from gym_mcp.train.trainer import TrainConfig, train
+
+    root = Path(__file__).resolve().parent.parent
+    for name in ("train_cpu.toml", "train_gpu.toml"):
+        assert TrainConfig.from_toml(root / "examples" / name).lr > 0
+    tasks = tmp_path / "tasks.jsonl"
+    save_tasks(synthesize("banking", SynthConfig(n=4, seed=3, max_chain=1)).tasks, tasks)
+    train(_config(tiny, tmp_path / "run", tasks, sft_steps=2), progress=False)
+    ran = subprocess.run(
+        [
+            sys.executable,
+            str(root / "examples" / "agent_with_adapter.py"),
+            "--model",
+            str(tiny),
+            "--adapter",
+            str(tmp_path / "run" / "checkpoint"),
+            "--tasks",
+            str(tasks),
+            "--episodes",
+            "2",
+            "--max-new-tokens",
+            "8",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert "solved" in ran.stdout.splitlines()[-1]
