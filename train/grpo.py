@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,14 +68,24 @@ def token_logprobs(model: Any, input_ids: Any, labels: Any) -> tuple[Any, Any]:
     return logprobs * mask, mask
 
 
-def sft_step(model: Any, optimizer: Any, input_ids: Any, labels: Any) -> float:
-    """One supervised step on the model's own tokens; returns the mean token loss."""
+def sft_step(
+    model: Any, optimizer: Any, input_ids: Any, labels: Any, *, backward: Callable[[Any], None] | None = None
+) -> float:
+    """One supervised step on the model's own tokens; returns the mean token loss.
+
+    ``backward`` replaces ``loss.backward()`` (e.g. ``accelerator.backward`` for DDP and mixed
+    precision).
+    """
     logprobs, mask = token_logprobs(model, input_ids, labels)
     loss = -(logprobs.sum() / mask.sum().clamp(min=1.0))
-    loss.backward()
+    (backward or _backward)(loss)
     optimizer.step()
     optimizer.zero_grad()
     return float(loss.detach())
+
+
+def _backward(loss: Any) -> None:
+    loss.backward()
 
 
 def group_advantages(rewards: Sequence[float], eps: float = 1e-6) -> list[float]:
@@ -183,7 +193,14 @@ def rollout(
 
 
 def grpo_step(
-    model: Any, tokenizer: Any, optimizer: Any, rollouts: Sequence[Rollout], *, clip: float = 0.2, kl_coef: float = 0.0
+    model: Any,
+    tokenizer: Any,
+    optimizer: Any,
+    rollouts: Sequence[Rollout],
+    *,
+    clip: float = 0.2,
+    kl_coef: float = 0.0,
+    backward: Callable[[Any], None] | None = None,
 ) -> dict[str, Any]:
     """One GRPO update from a group of rollouts of the same task.
 
@@ -217,7 +234,7 @@ def grpo_step(
         kl = kl_to_reference(logprobs, ref, mask)
         loss = loss + kl_coef * kl
         stats["kl"] = float(kl.detach())
-    loss.backward()
+    (backward or _backward)(loss)
     optimizer.step()
     optimizer.zero_grad()
     stats["loss"] = float(loss.detach())

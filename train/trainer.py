@@ -47,6 +47,7 @@ class TrainConfig:
         lora_targets: Module names that get adapters.
         reward: ``"prove"`` (composite with adaptive efficiency) or ``"mua_rl"`` (binary success).
         distractor_tools: Tools shown besides the task's own (-1: all of the server's tools).
+        trackers: accelerate trackers to log metrics to (e.g. ``["tensorboard"]``), besides the JSONL.
         checkpoint_every: Steps between checkpoints (SFT and GRPO steps count alike).
         seed: Seed of task order, sampling and synthesis.
     """
@@ -71,6 +72,7 @@ class TrainConfig:
     lora_targets: list[str] = field(default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj"])
     reward: str = "prove"
     distractor_tools: int = 3
+    trackers: list[str] = field(default_factory=list)
     checkpoint_every: int = 10
     seed: int = 0
 
@@ -146,9 +148,22 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(json.dumps(asdict(config), indent=1))
     torch.manual_seed(config.seed)
+    from accelerate import Accelerator  # type: ignore[import-untyped]
+
+    # accelerate places the model on the device (GPU when there is one) and, under
+    # `accelerate launch`, wraps it for DDP; mixed precision where the device has it.
+    use_gpu = torch.cuda.is_available()
+    precision = "bf16" if use_gpu and torch.cuda.is_bf16_supported() else "no"
+    accelerator = Accelerator(
+        cpu=not use_gpu, mixed_precision=precision, log_with=config.trackers or None, project_dir=str(out)
+    )
+    if config.trackers:
+        accelerator.init_trackers("gym-mcp", config={k: str(v) for k, v in asdict(config).items()})
     lora = LoraConfig(r=config.lora_r, lora_alpha=config.lora_alpha, target_modules=list(config.lora_targets))
     model, tokenizer = load_lora_model(config.model, lora)
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=config.lr)
+    model, optimizer = accelerator.prepare(model, optimizer)
+    backward = accelerator.backward
     rng = random.Random(config.seed)
     step = 0
     ckpt = out / "checkpoint"
@@ -180,7 +195,9 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
                 pad = tokenizer.eos_token_id or 0
                 ids = torch.tensor([e.input_ids + [pad] * (width - len(e.input_ids)) for e in batch])
                 labels = torch.tensor([e.labels + [IGNORE] * (width - len(e.labels)) for e in batch])
-                last = {"phase": "sft", "step": step + 1, "loss": round(sft_step(model, optimizer, ids, labels), 5)}
+                ids, labels = ids.to(accelerator.device), labels.to(accelerator.device)
+                loss = sft_step(model, optimizer, ids, labels, backward=backward)
+                last = {"phase": "sft", "step": step + 1, "loss": round(loss, 5)}
             else:
                 task = rng.choice(tasks)
                 group = [
@@ -196,7 +213,9 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
                     )
                     for _ in range(config.group_size)
                 ]
-                stats = grpo_step(model, tokenizer, optimizer, group, clip=config.clip, kl_coef=config.kl_coef)
+                stats = grpo_step(
+                    model, tokenizer, optimizer, group, clip=config.clip, kl_coef=config.kl_coef, backward=backward
+                )
                 last = {
                     "phase": "grpo",
                     "step": step + 1,
@@ -211,12 +230,14 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
             step += 1
             with metrics_path.open("a") as f:
                 f.write(json.dumps(last) + "\n")
+            if config.trackers:
+                accelerator.log({k: v for k, v in last.items() if isinstance(v, int | float)}, step=step)
             if progress:
                 print(
                     f"\r  step {step}/{total} {last['phase']} loss {last['loss']}", end="", file=sys.stderr, flush=True
                 )
             if step % config.checkpoint_every == 0 or step == total:
-                _checkpoint(model, optimizer, rng, step, ckpt)
+                _checkpoint(accelerator.unwrap_model(model), optimizer, rng, step, ckpt)
     finally:
         env.close()
         if progress:
