@@ -10,6 +10,7 @@ from typing import Any
 
 from mcp import Client
 
+from gym_mcp import MCPEnv, Task
 from gym_mcp.servers.kit import ServerKit
 
 
@@ -78,3 +79,22 @@ def child_pids() -> set[int]:
         if fields[1] == me and fields[0] != "Z":
             out.add(int(pid))
     return out
+
+
+def verified_deposit_task() -> Task:
+    """A banking deposit whose expected fingerprint comes from really running its reference call."""
+    calls = [{"name": "deposit", "arguments": {"account_id": "ACC-1001", "amount": 25.0, "description": "gift"}}]
+    env = MCPEnv("banking")
+    env.reset(seed=0)
+    for c in calls:
+        obs, *_ = env.step(c)
+        assert not obs.startswith("Error"), obs
+    fp = env.state.fingerprint()
+    env.close()
+    return Task(
+        id="deposit-25",
+        server="banking",
+        instruction="Deposit $25 into ACC-1001 (description: gift).",
+        reference_calls=tuple(calls),
+        expected_fingerprint=fp,
+    )

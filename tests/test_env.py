@@ -14,6 +14,7 @@ from gym_mcp import MCPEnv, Task, get_pool
 from gym_mcp._runner import run_sync
 from gym_mcp.tasks import load_tasks, save_tasks
 from tests.conftest import counter_source
+from tests.helpers import verified_deposit_task
 
 
 @pytest.mark.parametrize("env_id", gym_mcp.ENV_IDS)
@@ -146,27 +147,8 @@ def test_max_steps_truncates() -> None:
     env.close()
 
 
-def _deposit_task() -> Task:
-    """A task whose expected fingerprint comes from really running its reference calls."""
-    calls = [{"name": "deposit", "arguments": {"account_id": "ACC-1001", "amount": 25.0, "description": "gift"}}]
-    env = MCPEnv("banking")
-    env.reset(seed=0)
-    for c in calls:
-        obs, *_ = env.step(c)
-        assert not obs.startswith("Error"), obs
-    fp = env.state.fingerprint()
-    env.close()
-    return Task(
-        id="deposit-25",
-        server="banking",
-        instruction="Deposit $25 into ACC-1001 (description: gift).",
-        reference_calls=tuple(calls),
-        expected_fingerprint=fp,
-    )
-
-
 def test_default_reward_is_final_state_match(tmp_path: pytest.TempPathFactory) -> None:
-    task = _deposit_task()
+    task = verified_deposit_task()
     path = tmp_path / "tasks.jsonl"  # type: ignore[operator]
     save_tasks([task], path)
     assert load_tasks(path) == [task]

@@ -9,7 +9,7 @@ import gymnasium as gym
 import pytest
 
 import gym_mcp  # noqa: F401  (registers the environments)
-from gym_mcp import MCPEnv, Task
+from gym_mcp import Task
 from gym_mcp.errors import ConfigError
 from gym_mcp.rewards import (
     CallRecord,
@@ -28,6 +28,7 @@ from gym_mcp.rewards import (
     success,
     validity,
 )
+from tests.helpers import verified_deposit_task
 
 GOAL = "fp-goal"
 START = "fp-start"
@@ -294,27 +295,8 @@ def test_composite_weights_are_checked() -> None:
 # -- through a real environment -----------------------------------------------------------------
 
 
-def _deposit_task() -> Task:
-    """A deposit whose expected fingerprint comes from replaying its reference calls."""
-    calls = [{"name": "deposit", "arguments": {"account_id": "ACC-1001", "amount": 25.0, "description": "gift"}}]
-    env = MCPEnv("banking")
-    env.reset(seed=0)
-    for c in calls:
-        obs, *_ = env.step(c)
-        assert not obs.startswith("Error"), obs
-    fp = env.state.fingerprint()
-    env.close()
-    return Task(
-        id="deposit-25",
-        server="banking",
-        instruction="Deposit $25 into ACC-1001 (description: gift).",
-        reference_calls=tuple(calls),
-        expected_fingerprint=fp,
-    )
-
-
 def test_prove_reward_in_a_real_environment() -> None:
-    task = _deposit_task()
+    task = verified_deposit_task()
     env = gym.make("gym_mcp/Banking-v0", tasks=[task], reward=CompositeReward.prove())
     try:
         env.reset(seed=0)
