@@ -7,6 +7,8 @@
     gym-mcp envs add spec.toml                            check and save a third-party server spec
     gym-mcp synth banking -n 500 -o banking.jsonl         synthesize replay-verified tasks
     gym-mcp eval --env gym_mcp/Banking-v0 --tasks banking.jsonl --policy reference --policy random
+    gym-mcp train                                         the default run: SmolLM2 learns banking tasks
+    gym-mcp train --config examples/train_cpu.toml        a configured run (SFT, then GRPO)
     gym-mcp demo --server banking --episodes 3            a scripted agent plays a few episodes
 
 A bad argument gets one line on stderr saying what is wrong, and exit status 2.
@@ -16,7 +18,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, NoReturn
 
 from gym_mcp.errors import ConfigError, GymMCPError
@@ -103,8 +107,12 @@ def _build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--host", default="127.0.0.1", help="interface to bind (default 127.0.0.1)")
     sm.add_argument("--port", type=_port, default=8000, help="port (default 8000)")
 
-    tr = sub.add_parser("train", help="LoRA training: SFT warm start, then GRPO (needs the [train] extra)")
-    tr.add_argument("--config", required=True, help="a TOML config (see examples/train_cpu.toml)")
+    tr = sub.add_parser(
+        "train",
+        help="LoRA training: evaluate, SFT warm start, GRPO, evaluate again (needs the [train] extra)",
+    )
+    tr.add_argument("--config", default=None, help="a TOML config (default: the embedded default run)")
+    tr.add_argument("--output-dir", default=None, help="where results go (overrides the config)")
 
     demo = sub.add_parser("demo", help="a scripted agent plays episodes of a bundled environment")
     demo.add_argument("--server", choices=sorted(BUNDLED), default="banking", help="bundled server")
@@ -297,11 +305,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "eval":
             return _eval(args)
         if args.command == "train":
-            from gym_mcp.train.trainer import TrainConfig, train
+            from gym_mcp.train.trainer import TrainConfig, summary_table, train
 
-            config = TrainConfig.from_toml(args.config)
-            last = train(config)
-            print(f"done: {last}; checkpoint and metrics in {config.output_dir}")
+            config = TrainConfig.from_toml(args.config) if args.config else TrainConfig()
+            if args.output_dir:
+                config = replace(config, output_dir=args.output_dir)
+            start = time.perf_counter()
+            result = train(config)
+            print(summary_table(result["before"], result["after"]))
+            print(
+                f"done in {time.perf_counter() - start:.0f}s; adapter, metrics, evaluations and "
+                f"training.png in {config.output_dir}"
+            )
             return 0
         if args.command == "serve-model":
             from gym_mcp.local_model import LocalModel, serve_model

@@ -6,7 +6,7 @@ every model (many small models' chat templates cannot render tools): a system bl
 line per tool, then the conversation with ``<|user|>``/``<|assistant|>``/``<|tool|>`` markers;
 the model calls tools as Hermes ``<tool_call>{json}</tool_call>``.
 
-- `LocalModel`: load, render, generate (stops at ``</tool_call>`` or the end-of-text token).
+- `LocalModel`: load, render, generate (stops after a call, at a new turn, or at the end-of-text token).
 - `LocalModelPolicy`: a `Policy` over it.
 - `serve_model`: an OpenAI-compatible ``/v1/chat/completions`` server (``gym-mcp serve-model``),
   so any agent framework, and `OpenAIPolicy`, can drive a local or trained model.
@@ -26,12 +26,33 @@ from gym_mcp.errors import ConfigError
 from gym_mcp.parsing import auto_parser
 from gym_mcp.policies import Policy
 
-__all__ = ["LocalModel", "LocalModelPolicy", "render_prompt", "render_segments", "serve_model"]
+__all__ = [
+    "STOP_STRINGS",
+    "LocalModel",
+    "LocalModelPolicy",
+    "cut_reply",
+    "render_prompt",
+    "render_segments",
+    "serve_model",
+]
 
 SYSTEM = (
     "You are a helpful assistant with tools. To call a tool, answer with "
     '<tool_call>{"name": NAME, "arguments": {...}}</tool_call>. When the task is done, answer in plain text.'
 )
+
+
+STOP_STRINGS = ("</tool_call>", "<|user|>", "<|tool|>", "<|system|>", "<|assistant|>")
+"""Generation stops at the end of a call, or where the model starts a turn that is not its own."""
+
+
+def cut_reply(text: str) -> str:
+    """A generated continuation cut to the model's reply: through its first call, before any new turn."""
+    hits = [(at, marker) for marker in STOP_STRINGS if (at := text.find(marker)) >= 0]
+    if not hits:
+        return text.strip()
+    at, marker = min(hits)
+    return text[: at + len(marker)] if marker == STOP_STRINGS[0] else text[:at].strip()
 
 
 def _signature(tool: Mapping[str, Any]) -> str:
@@ -136,7 +157,7 @@ class LocalModel:
         top_p: float = 1.0,
         seed: int | None = None,
     ) -> str:
-        """Continue a prompt; stops after ``</tool_call>`` or at the end-of-text token."""
+        """Continue a prompt; stops after ``</tool_call>``, at a new turn, or at the end-of-text token."""
         torch = self.torch
         inputs = self.tokenizer(prompt, return_tensors="pt").to(self.device)
         kwargs: dict[str, Any] = {"max_new_tokens": max_new_tokens, "pad_token_id": self.tokenizer.eos_token_id}
@@ -144,15 +165,13 @@ class LocalModel:
             kwargs.update(do_sample=True, temperature=temperature, top_p=top_p)
         else:
             kwargs.update(do_sample=False)
-        kwargs["stop_strings"] = ["</tool_call>"]
+        kwargs["stop_strings"] = list(STOP_STRINGS)
         kwargs["tokenizer"] = self.tokenizer
         with self._lock, torch.no_grad():
             if seed is not None:
                 torch.manual_seed(seed)
             out = self.model.generate(**inputs, **kwargs)
-        text = str(self.tokenizer.decode(out[0, inputs["input_ids"].shape[1] :], skip_special_tokens=True))
-        end = text.find("</tool_call>")
-        return text[: end + len("</tool_call>")] if end >= 0 else text.strip()
+        return cut_reply(str(self.tokenizer.decode(out[0, inputs["input_ids"].shape[1] :], skip_special_tokens=True)))
 
     def chat(
         self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] = (), **sampling: Any

@@ -124,3 +124,12 @@ def test_local_policy_spec_in_eval(taught_model: Path) -> None:
 def test_missing_model_folder_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(gym_mcp.GymMCPError, match="does not exist"):
         LocalModel(tmp_path / "nothing")
+
+
+def test_replies_are_cut_after_the_first_call_or_before_a_turn_that_is_not_the_models() -> None:
+    from gym_mcp.local_model import cut_reply
+
+    assert cut_reply('x <tool_call>{"a": 1}</tool_call> y') == 'x <tool_call>{"a": 1}</tool_call>'
+    assert cut_reply("All done.\n<|user|>\nthanks<tool_call>{}</tool_call>") == "All done."
+    assert cut_reply("ok<|tool|>{}") == "ok"
+    assert cut_reply("  plain answer \n") == "plain answer"

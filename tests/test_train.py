@@ -169,6 +169,8 @@ def _config(tiny: Path, out: Path, tasks: Path, **overrides: object) -> object:
         "lora_targets": ["q_proj", "v_proj"],
         "checkpoint_every": 2,
         "lr": 1e-2,
+        "eval_tasks": 0,
+        "max_new_tokens": 8,
     }
     return TrainConfig(**{**base, **overrides})
 
@@ -218,6 +220,7 @@ def test_cli_train_runs_sft_and_grpo_and_writes_metrics_and_plot(tiny: Path, tmp
         f'model = "{tiny}"\nserver = "banking"\nn_tasks = 6\noutput_dir = "{tmp_path / "out"}"\n'
         "sft_steps = 2\nsft_batch = 2\ngrpo_steps = 1\ngroup_size = 2\nmax_new_tokens = 8\nmax_episode_steps = 2\n"
         'lora_r = 4\nlora_alpha = 8\nlora_targets = ["q_proj", "v_proj"]\nlr = 0.01\n'
+        "eval_tasks = 2\neval_batch = 2\nfork_starts = 1.0\n"
     )
     env = {**os.environ, "GYM_MCP_HOME": str(tmp_path / "home")}
     ran = subprocess.run(
@@ -234,6 +237,10 @@ def test_cli_train_runs_sft_and_grpo_and_writes_metrics_and_plot(tiny: Path, tmp
     assert {"reward_mean", "success", "calls", "zero_spread"} <= set(rows[-1])
     assert (tmp_path / "out" / "training.png").stat().st_size > 5_000
     assert (tmp_path / "out" / "checkpoint" / "adapter_model.safetensors").exists()
+    before = json.loads((tmp_path / "out" / "eval_before.json").read_text())
+    after = json.loads((tmp_path / "out" / "eval_after.json").read_text())
+    assert len(before["episodes"]) == len(after["episodes"]) == 2
+    assert "| base |" in ran.stdout and "| trained |" in ran.stdout and "success change" in ran.stdout
     bad = subprocess.run(
         [sys.executable, "-m", "gym_mcp.cli", "train", "--config", str(tmp_path / "nope.toml")],
         capture_output=True,
@@ -296,3 +303,82 @@ def test_example_configs_parse_and_the_adapter_example_runs(tiny: Path, tmp_path
     )
     assert ran.returncode == 0, ran.stderr
     assert "solved" in ran.stdout.splitlines()[-1]
+
+
+def test_forked_group_starts_mid_episode_and_learns_only_sampled_tokens(tiny: Path) -> None:
+    from gym_mcp.train.grpo import rollout_group
+
+    model, tokenizer = _lora(tiny)
+    env = gym.make("gym_mcp/Banking-v0", max_steps=3)
+    try:
+        group = rollout_group(model, tokenizer, env, TASK, 3, fork_after=1, max_new_tokens=8, seed=1)
+        parent_calls = len(env.unwrapped.core.calls)
+    finally:
+        env.close()
+    assert len(group) == 3
+    for r in group:
+        # the deposit was played before the fork: every rollout starts after it, as context
+        assert r.context_messages == 3
+        assert r.messages[1]["tool_calls"][0]["function"]["name"] == "deposit"
+        assert r.messages[:3] == group[0].messages[:3]
+        example = encode_conversation(tokenizer, r.messages, r.tools, context_messages=r.context_messages)
+        learned = tokenizer.decode(
+            [t for t, lab in zip(example.input_ids, example.labels, strict=True) if lab != IGNORE]
+        )
+        assert "deposit" not in learned  # the given call is not the model's token
+    assert parent_calls == 1  # the forks played; the parent stayed at the fork point
+
+
+def test_batched_evaluation_plays_every_task_through_live_envs(tiny: Path) -> None:
+    from gym_mcp.train.evaluation import evaluate_model
+
+    model, tokenizer = _lora(tiny)
+    tasks = [TASK, gym_mcp.Task(id="u", server="banking", instruction="Lock card CRD-1001.", reference_calls=())]
+    made: list[object] = []
+
+    def make_env() -> object:
+        made.append(gym.make("gym_mcp/Banking-v0", max_steps=2))
+        return made[-1]
+
+    result = evaluate_model(model, tokenizer, make_env, tasks, batch_size=4, max_new_tokens=6)
+    assert len(made) == 2  # one env per episode in the batch, never more than there are tasks
+    assert [row["task"] for row in result.episodes] == ["t", "u"]
+    assert 0.0 <= result.success <= 1.0
+    assert all(row["calls"] + row["invalid_calls"] >= 0 for row in result.episodes)
+
+
+def test_resolve_model_errors_name_the_problem(tmp_path: Path) -> None:
+    from gym_mcp.errors import ConfigError
+    from gym_mcp.train.models import resolve_model
+
+    with pytest.raises(ConfigError, match="does not exist"):
+        resolve_model(str(tmp_path / "missing-folder"))
+    with pytest.raises(ConfigError, match=r"GGUF file .* does not exist"):
+        resolve_model(str(tmp_path / "missing.gguf"))
+    assert resolve_model(str(tmp_path)) == str(tmp_path)
+
+
+def test_default_model_converts_once_from_its_gguf_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The packaged SmolLM2 GGUF becomes a plain cached folder whose logits equal the GGUF model's."""
+    from gym_mcp.errors import ConfigError
+    from gym_mcp.train.models import find_default_gguf, resolve_model
+
+    pytest.importorskip("gguf", reason="reading GGUF files needs the gguf package (in the [train] extra)")
+    try:
+        gguf = find_default_gguf()
+    except ConfigError as exc:
+        pytest.skip(str(exc))
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    monkeypatch.setenv("GYM_MCP_HOME", str(tmp_path))
+    folder = Path(resolve_model("smollm2"))
+    assert folder.parent == tmp_path / "cache" / "models"
+    stamp = (folder / "config.json").stat().st_mtime_ns
+    assert resolve_model("smollm2") == str(folder)  # cached: no second conversion
+    assert (folder / "config.json").stat().st_mtime_ns == stamp
+    tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+    ids = tokenizer("<tool_call>", return_tensors="pt")["input_ids"]
+    converted = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True)
+    original = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    with torch.no_grad():
+        assert torch.allclose(converted(ids).logits, original(ids).logits, atol=1e-5)

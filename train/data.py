@@ -80,21 +80,29 @@ def reference_conversation(
 
 
 def encode_conversation(
-    tokenizer: Any, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]], task_id: str = ""
+    tokenizer: Any,
+    messages: Sequence[Mapping[str, Any]],
+    tools: Sequence[Mapping[str, Any]],
+    task_id: str = "",
+    *,
+    context_messages: int = 0,
 ) -> Example:
     """Token ids and labels for a conversation: the loss covers the assistant turns only.
 
     Segments (see `render_segments`) are tokenized one by one, so every token is either the
     model's own (labelled) or context (``-100``); the last reply ends with the end-of-text token.
+    The first ``context_messages`` messages are context even where the assistant speaks (calls
+    given to a forked rollout, not sampled by the model).
     """
     input_ids: list[int] = []
     labels: list[int] = []
     segments = render_segments(messages, tools)
+    given = len(render_segments(messages[:context_messages], tools)) if context_messages else 0
     last_model = max((i for i, (_, mine) in enumerate(segments) if mine), default=-1)
     for i, (text, mine) in enumerate(segments):
         if i == last_model and tokenizer.eos_token:
             text += tokenizer.eos_token
         ids = list(tokenizer(text, add_special_tokens=False)["input_ids"])
         input_ids += ids
-        labels += ids if mine else [IGNORE] * len(ids)
+        labels += ids if mine and i >= given else [IGNORE] * len(ids)
     return Example(input_ids, labels, task_id)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,21 +17,25 @@ from gym_mcp.errors import ConfigError
 __all__ = [
     "Rollout",
     "clipped_surrogate",
+    "generate_replies",
     "group_advantages",
     "grpo_step",
     "kl_to_reference",
     "load_lora_model",
+    "play",
     "rollout",
+    "rollout_group",
     "sft_step",
     "token_logprobs",
 ]
 
 
-def load_lora_model(path: str | os.PathLike[str], lora_config: Any) -> tuple[Any, Any]:
-    """A causal LM from a local folder with fresh LoRA adapters (base weights frozen).
+def load_lora_model(model: str | os.PathLike[str], lora_config: Any) -> tuple[Any, Any]:
+    """A causal LM with fresh LoRA adapters (base weights frozen).
 
     Args:
-        path: Model folder (``save_pretrained`` output); nothing is downloaded.
+        model: ``"smollm2"`` (the default model), a ``.gguf`` file, a local model folder, or a
+            Hugging Face id already in the local cache (see `resolve_model`); nothing is downloaded.
         lora_config: A `peft.LoraConfig`.
 
     Returns:
@@ -42,13 +46,20 @@ def load_lora_model(path: str | os.PathLike[str], lora_config: Any) -> tuple[Any
         from transformers import AutoModelForCausalLM, AutoTokenizer
     except ImportError as exc:
         raise ConfigError("training needs the [train] extra: pip install -e '.[train]'") from exc
+    from gym_mcp.train.models import resolve_model
+
+    path = resolve_model(model, verbose=True)
     tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
     base = AutoModelForCausalLM.from_pretrained(path, local_files_only=True)
     return get_peft_model(base, lora_config), tokenizer
 
 
 def token_logprobs(model: Any, input_ids: Any, labels: Any) -> tuple[Any, Any]:
-    """Log-probabilities of each labelled token under ``model``, and the label mask.
+    """Log-probabilities of the labelled tokens under ``model``, and their mask.
+
+    Logits are computed only at the positions that predict a labelled token in some row (the
+    model's own tokens are a small share of a tool-use conversation, and the vocabulary
+    projection is the largest single matrix): less time and far less memory than full logits.
 
     Args:
         model: A causal LM.
@@ -56,15 +67,22 @@ def token_logprobs(model: Any, input_ids: Any, labels: Any) -> tuple[Any, Any]:
         labels: Same shape; ``-100`` where the token is context (not the model's own).
 
     Returns:
-        ``(logprobs, mask)``, both ``[batch, seq-1]``, aligned with the next-token targets.
+        ``(logprobs, mask)``, both ``[batch, kept]``: one column per kept position, the same
+        columns for the same ``labels`` (so old, new and reference log-probs line up).
     """
     import torch
 
-    logits = model(input_ids=input_ids).logits[:, :-1, :]
     targets = labels[:, 1:]
-    mask = (targets != -100).float()
-    safe = targets.clamp(min=0)
-    logprobs = torch.log_softmax(logits.float(), dim=-1).gather(-1, safe.unsqueeze(-1)).squeeze(-1)
+    keep = (targets != -100).any(dim=0).nonzero().squeeze(-1)
+    try:
+        logits = model(input_ids=input_ids, logits_to_keep=keep).logits
+    except TypeError:  # a model without logits_to_keep
+        logits = model(input_ids=input_ids).logits[:, :-1, :][:, keep, :]
+    kept = targets[:, keep]
+    mask = (kept != -100).float()
+    logprobs = -torch.nn.functional.cross_entropy(
+        logits.float().flatten(0, 1), kept.clamp(min=0).flatten(), reduction="none"
+    ).view_as(mask)
     return logprobs * mask, mask
 
 
@@ -139,12 +157,134 @@ class Rollout:
         tools: The tools the model was shown.
         reward: The episode's reward.
         terms: The reward terms (``info["reward_terms"]``).
+        context_messages: How many leading messages were given, not sampled (a forked start:
+            the reference calls played before the fork); they are context in the loss.
+        invalid_calls: Malformed or invalid calls the model made (``info["invalid_calls"]``).
     """
 
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]]
     reward: float
     terms: dict[str, Any] = field(default_factory=dict)
+    context_messages: int = 0
+    invalid_calls: int = 0
+
+
+def generate_replies(
+    model: Any,
+    tokenizer: Any,
+    prompts: Sequence[str],
+    *,
+    max_new_tokens: int = 32,
+    temperature: float = 0.0,
+    seed: int | None = None,
+) -> list[str]:
+    """The model's next reply to each prompt, generated as one left-padded batch.
+
+    Each reply stops after its first ``</tool_call>``, where the model starts a turn that is not
+    its own, or at the end-of-text token (see `cut_reply`); ``temperature`` 0 is greedy.
+    """
+    import torch
+
+    from gym_mcp.local_model import STOP_STRINGS, cut_reply
+
+    side = tokenizer.padding_side
+    tokenizer.padding_side = "left"
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    try:
+        inputs = tokenizer(list(prompts), return_tensors="pt", padding=True)
+    finally:
+        tokenizer.padding_side = side
+    device = next(model.parameters()).device
+    inputs = {k: v.to(device) for k, v in inputs.items()}
+    sampling: dict[str, Any] = {"do_sample": False}
+    if temperature > 0:
+        sampling = {"do_sample": True, "temperature": temperature, "top_k": 0}
+    if seed is not None:
+        torch.manual_seed(seed)
+    with torch.no_grad():
+        out = model.generate(
+            **inputs,
+            max_new_tokens=max_new_tokens,
+            pad_token_id=tokenizer.pad_token_id,
+            stop_strings=list(STOP_STRINGS),
+            tokenizer=tokenizer,
+            **sampling,
+        )
+    width = inputs["input_ids"].shape[1]
+    return [cut_reply(str(tokenizer.decode(row, skip_special_tokens=True))) for row in out[:, width:]]
+
+
+def play(
+    model: Any,
+    tokenizer: Any,
+    envs: Sequence[Any],
+    infos: Sequence[Mapping[str, Any]],
+    tools: Sequence[Sequence[Mapping[str, Any]]],
+    *,
+    max_new_tokens: int = 32,
+    temperature: float = 0.0,
+    seed: int | None = None,
+    context_messages: Sequence[int] | None = None,
+) -> list[Rollout]:
+    """Play episodes in lockstep: each turn, one batched generation for every episode still open.
+
+    The environments must be reset (or forked) already; ``infos`` are their latest infos. The
+    model's replies go through ``env.step`` (tool results come back as observations) until each
+    episode ends.
+
+    Args:
+        model: A causal LM (with or without adapters).
+        tokenizer: Its tokenizer.
+        envs: One environment per episode.
+        infos: The info each environment returned last.
+        tools: The tool list each episode's prompt shows (see `compact_tools`).
+        max_new_tokens: Longest reply per turn.
+        temperature: Sampling temperature; 0 is greedy.
+        seed: Seeds sampling once for the whole batch.
+        context_messages: Per episode, how many leading messages were given, not sampled.
+
+    Returns:
+        One `Rollout` per environment, in order.
+    """
+    from gym_mcp.local_model import render_prompt
+
+    n = len(envs)
+    latest = [dict(i) for i in infos]
+    rewards = [0.0] * n
+    open_ = list(range(n))
+    turn = 0
+    while open_:
+        prompts = [render_prompt(latest[i]["messages"], tools[i]) for i in open_]
+        replies = generate_replies(
+            model,
+            tokenizer,
+            prompts,
+            max_new_tokens=max_new_tokens,
+            temperature=temperature,
+            seed=None if seed is None else seed + turn,
+        )
+        still = []
+        for i, reply in zip(open_, replies, strict=True):
+            _, r, terminated, truncated, latest[i] = envs[i].step(reply)
+            rewards[i] = float(r)
+            if not (terminated or truncated):
+                still.append(i)
+        open_ = still
+        turn += 1
+    ctx = list(context_messages or [0] * n)
+    return [
+        Rollout(
+            list(latest[i]["messages"]),
+            [dict(t) for t in tools[i]],
+            rewards[i],
+            dict(latest[i].get("reward_terms", {})),
+            ctx[i],
+            int(latest[i].get("invalid_calls", 0)),
+        )
+        for i in range(n)
+    ]
 
 
 def rollout(
@@ -162,34 +302,69 @@ def rollout(
 
     ``distractors`` shows the model a compact tool list (see `compact_tools`).
     """
-    import torch
-
-    from gym_mcp.local_model import render_prompt
     from gym_mcp.train.data import compact_tools
 
     _, info = env.reset(seed=seed, options={"task": task})
-    torch.manual_seed(seed)
-    reward, done = 0.0, False
     tools = compact_tools(info["tools"], task, distractors)
-    while not done:
-        prompt = render_prompt(info["messages"], tools)
-        inputs = tokenizer(prompt, return_tensors="pt")
-        with torch.no_grad():
-            out = model.generate(
-                **inputs,
-                max_new_tokens=max_new_tokens,
-                do_sample=temperature > 0,
-                temperature=max(temperature, 1e-5),
-                pad_token_id=tokenizer.eos_token_id,
-                stop_strings=["</tool_call>"],
-                tokenizer=tokenizer,
-            )
-        text = str(tokenizer.decode(out[0, inputs["input_ids"].shape[1] :], skip_special_tokens=True))
-        end = text.find("</tool_call>")
-        action = text[: end + len("</tool_call>")] if end >= 0 else text
-        _, r, terminated, truncated, info = env.step(action)
-        reward, done = float(r), terminated or truncated
-    return Rollout(list(info["messages"]), tools, reward, dict(info.get("reward_terms", {})))
+    return play(
+        model, tokenizer, [env], [info], [tools], max_new_tokens=max_new_tokens, temperature=temperature, seed=seed
+    )[0]
+
+
+def rollout_group(
+    model: Any,
+    tokenizer: Any,
+    env: Any,
+    task: Any,
+    size: int,
+    *,
+    fork_after: int = 0,
+    max_new_tokens: int = 32,
+    temperature: float = 1.0,
+    seed: int = 0,
+    distractors: int | None = None,
+) -> list[Rollout]:
+    """A GRPO group: ``size`` rollouts of one task, sampled as one batch from forked environments.
+
+    With ``fork_after=k`` the task's first ``k`` reference calls are played first and the group
+    starts from that mid-episode state (``env.fork``): the rollouts differ only in what the model
+    does next, and the given calls are context, not the model's tokens.
+
+    Args:
+        model: The policy.
+        tokenizer: Its tokenizer.
+        env: An environment of the task's server (it is reset on the task; the group plays in forks).
+        task: The task.
+        size: Rollouts in the group (G).
+        fork_after: Reference calls to play before forking (clamped to the task's length - 1).
+        max_new_tokens: Longest reply per turn.
+        temperature: Sampling temperature.
+        seed: Seeds the reset and the sampling.
+        distractors: Tools shown besides the task's own (see `compact_tools`).
+    """
+    from gym_mcp.train.data import compact_tools
+
+    _, info = env.reset(seed=seed, options={"task": task})
+    tools = compact_tools(info["tools"], task, distractors)
+    given = max(0, min(fork_after, len(task.reference_calls) - 1))
+    for call in task.reference_calls[:given]:
+        _, _, _, _, info = env.step({"name": call["name"], "arguments": call["arguments"]})
+    forks = env.unwrapped.fork(size)
+    try:
+        return play(
+            model,
+            tokenizer,
+            forks,
+            [info] * size,
+            [tools] * size,
+            max_new_tokens=max_new_tokens,
+            temperature=temperature,
+            seed=seed,
+            context_messages=[len(info["messages"])] * size,
+        )
+    finally:
+        for fork in forks:
+            fork.close()
 
 
 def grpo_step(
@@ -217,7 +392,9 @@ def grpo_step(
     stats: dict[str, Any] = {"rewards": rewards, "zero_spread": not any(advantages), "loss": 0.0, "kl": 0.0}
     if stats["zero_spread"]:
         return stats
-    examples = [encode_conversation(tokenizer, r.messages, r.tools) for r in rollouts]
+    examples = [
+        encode_conversation(tokenizer, r.messages, r.tools, context_messages=r.context_messages) for r in rollouts
+    ]
     width = max(len(e.input_ids) for e in examples)
     pad = tokenizer.eos_token_id or 0
     ids = torch.tensor([e.input_ids + [pad] * (width - len(e.input_ids)) for e in examples])

