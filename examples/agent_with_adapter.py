@@ -1,8 +1,10 @@
 """A custom agent loop over gym.make, driven by a local model with a trained LoRA adapter.
 
-Run:
-    python examples/agent_with_adapter.py --model runs/models/base --adapter runs/train-cpu/checkpoint \
+Run (after `gym-mcp train`, which trains SmolLM2 and saves its adapter in runs/train/checkpoint):
+    python examples/agent_with_adapter.py --model smollm2 --adapter runs/train/checkpoint \
         --env gym_mcp/Banking-v0 --tasks banking.jsonl --episodes 5
+
+The prompt shows the task's tools plus a few others, as in training (`compact_tools`).
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ import gymnasium as gym
 import gym_mcp  # noqa: F401 - registers the environments
 from gym_mcp.local_model import LocalModel, render_prompt
 from gym_mcp.tasks import load_tasks
+from gym_mcp.train.data import compact_tools
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", required=True, help="local base model folder")
+    parser.add_argument("--model", default="smollm2", help="base model: smollm2, a local folder or a .gguf file")
     parser.add_argument("--adapter", default=None, help="trained LoRA adapter folder (a training checkpoint)")
     parser.add_argument("--env", default="gym_mcp/Banking-v0")
     parser.add_argument("--tasks", required=True, help="task JSONL")
@@ -35,7 +38,8 @@ def main() -> None:
         done, reward = False, 0.0
         while not done:
             # the agent loop is yours: here, prompt the model with the conversation and the tools
-            reply = model.generate(render_prompt(info["messages"], info["tools"]), max_new_tokens=args.max_new_tokens)
+            tools = compact_tools(info["tools"], task, 3)
+            reply = model.generate(render_prompt(info["messages"], tools), max_new_tokens=args.max_new_tokens)
             _, reward, terminated, truncated, info = env.step(reply)
             done = terminated or truncated
         solved += reward == 1.0

@@ -120,7 +120,8 @@ class LocalModel:
     """A causal LM from a local folder, optionally with a PEFT (LoRA) adapter.
 
     Args:
-        path: Folder with the model and tokenizer (``save_pretrained`` output).
+        path: Folder with the model and tokenizer (``save_pretrained`` output), a ``.gguf`` file,
+            or ``"smollm2"`` (the default model; see `gym_mcp.train.models.resolve_model`).
         adapter: Folder with a PEFT adapter to apply.
         device: Torch device (default CPU).
     """
@@ -133,7 +134,9 @@ class LocalModel:
             from transformers import AutoModelForCausalLM, AutoTokenizer
         except ImportError as exc:
             raise ConfigError("local models need the [train] extra: pip install -e '.[train]'") from exc
-        folder = Path(path)
+        from gym_mcp.train.models import resolve_model
+
+        folder = Path(resolve_model(path, verbose=True))
         if not folder.is_dir():
             raise ConfigError(f"model folder {folder} does not exist (models are loaded from local paths only)")
         self.torch = torch

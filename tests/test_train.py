@@ -376,6 +376,7 @@ def test_default_model_converts_once_from_its_gguf_file(tmp_path: Path, monkeypa
     stamp = (folder / "config.json").stat().st_mtime_ns
     assert resolve_model("smollm2") == str(folder)  # cached: no second conversion
     assert (folder / "config.json").stat().st_mtime_ns == stamp
+    assert "quantization_config" not in json.loads((folder / "config.json").read_text())  # plain weights now
     tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
     ids = tokenizer("<tool_call>", return_tensors="pt")["input_ids"]
     converted = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True)

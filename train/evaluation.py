@@ -27,7 +27,7 @@ class ModelEval:
         calls_per_solved: Mean tool calls in the solved episodes (None if none was solved).
         reference_calls_per_solved: Mean reference calls of the solved tasks (the minimum).
         invalid_calls: Mean invalid calls per episode (bad JSON, unknown tools, bad arguments).
-        episodes: One row per task: id, success, reward, calls.
+        episodes: One row per task: id, success, reward, calls, and the conversation.
         seconds: Wall time.
     """
 
@@ -95,6 +95,7 @@ def evaluate_model(
                         "calls": int(r.terms.get("n_calls", 0)),
                         "invalid_calls": r.invalid_calls,
                         "reference_calls": len(task.reference_calls),
+                        "messages": r.messages,
                     }
                 )
             if progress:

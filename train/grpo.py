@@ -54,7 +54,7 @@ def load_lora_model(model: str | os.PathLike[str], lora_config: Any) -> tuple[An
     return get_peft_model(base, lora_config), tokenizer
 
 
-def token_logprobs(model: Any, input_ids: Any, labels: Any) -> tuple[Any, Any]:
+def token_logprobs(model: Any, input_ids: Any, labels: Any, temperature: float = 1.0) -> tuple[Any, Any]:
     """Log-probabilities of the labelled tokens under ``model``, and their mask.
 
     Logits are computed only at the positions that predict a labelled token in some row (the
@@ -65,6 +65,7 @@ def token_logprobs(model: Any, input_ids: Any, labels: Any) -> tuple[Any, Any]:
         model: A causal LM.
         input_ids: ``[batch, seq]`` token ids.
         labels: Same shape; ``-100`` where the token is context (not the model's own).
+        temperature: Divide the logits by it (the distribution rollouts were sampled from).
 
     Returns:
         ``(logprobs, mask)``, both ``[batch, kept]``: one column per kept position, the same
@@ -81,7 +82,7 @@ def token_logprobs(model: Any, input_ids: Any, labels: Any) -> tuple[Any, Any]:
     kept = targets[:, keep]
     mask = (kept != -100).float()
     logprobs = -torch.nn.functional.cross_entropy(
-        logits.float().flatten(0, 1), kept.clamp(min=0).flatten(), reduction="none"
+        (logits.float() / temperature).flatten(0, 1), kept.clamp(min=0).flatten(), reduction="none"
     ).view_as(mask)
     return logprobs * mask, mask
 
@@ -375,13 +376,18 @@ def grpo_step(
     *,
     clip: float = 0.2,
     kl_coef: float = 0.0,
+    temperature: float = 1.0,
     backward: Callable[[Any], None] | None = None,
 ) -> dict[str, Any]:
     """One GRPO update from a group of rollouts of the same task.
 
     Advantages are group-relative; a group whose rewards are all equal carries no signal and is
-    skipped (``zero_spread``). Only the model's own tokens enter the loss. The KL term, when
-    ``kl_coef > 0``, is to the base model: the same weights with the adapter disabled.
+    skipped (``zero_spread``). Only the model's own tokens enter the loss. Each group is used for
+    one update, so the policy that sampled it is the current one: its log-probs are the current
+    ones, detached (ratio 1; the clipped objective's gradient), with no second forward pass. The
+    KL term, when ``kl_coef > 0``, is to the base model: the same weights with the adapter
+    disabled (on the unwrapped model when ``model`` is wrapped, e.g. by DDP). ``temperature`` is
+    the one the rollouts were sampled at: log-probs are those of the sampling distribution.
     """
     import torch
 
@@ -397,16 +403,17 @@ def grpo_step(
     ]
     width = max(len(e.input_ids) for e in examples)
     pad = tokenizer.eos_token_id or 0
-    ids = torch.tensor([e.input_ids + [pad] * (width - len(e.input_ids)) for e in examples])
-    labels = torch.tensor([e.labels + [IGNORE] * (width - len(e.labels)) for e in examples])
-    with torch.no_grad():
-        old, _ = token_logprobs(model, ids, labels)
-        ref = None
-        if kl_coef > 0:
-            with model.disable_adapter():
-                ref, _ = token_logprobs(model, ids, labels)
-    logprobs, mask = token_logprobs(model, ids, labels)
-    loss = clipped_surrogate(logprobs, old, torch.tensor(advantages), mask, clip=clip)
+    device = next(model.parameters()).device
+    ids = torch.tensor([e.input_ids + [pad] * (width - len(e.input_ids)) for e in examples], device=device)
+    labels = torch.tensor([e.labels + [IGNORE] * (width - len(e.labels)) for e in examples], device=device)
+    ref = None
+    if kl_coef > 0:
+        inner = getattr(model, "module", model)
+        with torch.no_grad(), inner.disable_adapter():
+            ref, _ = token_logprobs(inner, ids, labels, temperature)
+    logprobs, mask = token_logprobs(model, ids, labels, temperature)
+    loss = clipped_surrogate(logprobs, logprobs.detach(), torch.tensor(advantages, device=device), mask, clip=clip)
+    stats["tokens"] = int(ids.numel())
     if ref is not None:
         kl = kl_to_reference(logprobs, ref, mask)
         loss = loss + kl_coef * kl

@@ -14,6 +14,7 @@ a second.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import importlib.util
 import os
@@ -87,7 +88,10 @@ def convert_gguf(gguf: str | os.PathLike[str], dest: str | os.PathLike[str], *, 
         os.environ.setdefault("TQDM_DISABLE", "1")
     tokenizer = AutoTokenizer.from_pretrained(source.parent, gguf_file=source.name)
     loaded = AutoModelForCausalLM.from_pretrained(source.parent, gguf_file=source.name)
-    plain = AutoModelForCausalLM.from_config(loaded.config)
+    config = copy.deepcopy(loaded.config)
+    # the weights are plain now: without this, Trainer-based code (TRL) refuses "a GGUF-quantized model"
+    config.__dict__.pop("quantization_config", None)
+    plain = AutoModelForCausalLM.from_config(config)
     plain.load_state_dict(loaded.state_dict())
     plain.save_pretrained(tmp)
     tokenizer.save_pretrained(tmp)

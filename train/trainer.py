@@ -71,15 +71,15 @@ class TrainConfig:
     output_dir: str = "runs/train"
     eval_tasks: int = 32
     eval_batch: int = 16
-    sft_steps: int = 12
+    sft_steps: int = 16
     sft_batch: int = 8
     grpo_steps: int = 4
     group_size: int = 8
     fork_starts: float = 0.5
     max_new_tokens: int = 64
-    temperature: float = 1.0
+    temperature: float = 0.8
     max_episode_steps: int = 4
-    lr: float = 1e-3
+    lr: float = 7e-4
     grpo_lr: float = 2e-4
     clip: float = 0.2
     kl_coef: float = 0.0
@@ -201,14 +201,16 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=config.lr)
     model, optimizer = accelerator.prepare(model, optimizer)
     backward = accelerator.backward
-    rng = random.Random(config.seed)
+    policy = accelerator.unwrap_model(model)  # generation and evaluation use the unwrapped model
+    # every process samples its own tasks (process 0 keeps the plain seed: one-process runs are exact)
+    rng = random.Random(config.seed + 1_000_003 * accelerator.process_index)
     step = 0
     ckpt = out / "checkpoint"
     if (ckpt / "state.pt").exists():  # resume
         from safetensors.torch import load_file
 
         state = torch.load(ckpt / "state.pt", weights_only=False)
-        set_peft_model_state_dict(accelerator.unwrap_model(model), load_file(ckpt / "adapter_model.safetensors"))
+        set_peft_model_state_dict(policy, load_file(ckpt / "adapter_model.safetensors"))
         optimizer.load_state_dict(state["optimizer"])
         rng.setstate(state["rng"])
         torch.set_rng_state(state["torch_rng"])
@@ -223,7 +225,11 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
 
     env = make_env()
     distractors = None if config.distractor_tools < 0 else config.distractor_tools
-    before = _evaluation(out / "eval_before.json", "base model", model, tokenizer, make_env, held_out, config, progress)
+    main = accelerator.is_main_process
+    evaluate = held_out if main else []
+    before = _evaluation(
+        out / "eval_before.json", "base model", policy, tokenizer, make_env, evaluate, config, progress
+    )
     examples = []
     for task in tasks:
         messages, tools = reference_conversation(env, task, distractors)
@@ -251,7 +257,7 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
                 task = rng.choice(tasks)
                 fork_after = rng.randrange(len(task.reference_calls) or 1) if rng.random() < config.fork_starts else 0
                 rollouts = rollout_group(
-                    model,
+                    policy,
                     tokenizer,
                     env,
                     task,
@@ -263,7 +269,14 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
                     distractors=distractors,
                 )
                 stats = grpo_step(
-                    model, tokenizer, optimizer, rollouts, clip=config.clip, kl_coef=config.kl_coef, backward=backward
+                    model,
+                    tokenizer,
+                    optimizer,
+                    rollouts,
+                    clip=config.clip,
+                    kl_coef=config.kl_coef,
+                    temperature=config.temperature,
+                    backward=backward,
                 )
                 n = len(rollouts)
                 last = {
@@ -280,22 +293,24 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
                 }
             last["seconds"] = round(time.perf_counter() - t0, 2)
             step += 1
-            with metrics_path.open("a") as f:
-                f.write(json.dumps(last) + "\n")
+            if main:
+                with metrics_path.open("a") as f:
+                    f.write(json.dumps(last) + "\n")
             if config.trackers:
                 accelerator.log({k: v for k, v in last.items() if isinstance(v, int | float)}, step=step)
-            if progress:
+            if progress and main:
                 _show_step(last, step, total, time.perf_counter() - started)
-            if step % config.checkpoint_every == 0 or step == total:
-                _checkpoint(accelerator.unwrap_model(model), optimizer, rng, step, ckpt)
+            if main and (step % config.checkpoint_every == 0 or step == total):
+                _checkpoint(policy, optimizer, rng, step, ckpt)
     finally:
         env.close()
         if progress:
             print(file=sys.stderr)
     after = _evaluation(
-        out / "eval_after.json", "trained model", model, tokenizer, make_env, held_out, config, progress
+        out / "eval_after.json", "trained model", policy, tokenizer, make_env, evaluate, config, progress
     )
-    _plot(metrics_path, out / "training.png", before, after)
+    if main:
+        _plot(metrics_path, out / "training.png", before, after)
     return {"last": last, "before": before, "after": after}
 
 
