@@ -74,9 +74,9 @@ class TrainConfig:
     sft_steps: int = 16
     sft_batch: int = 8
     grpo_steps: int = 4
-    group_size: int = 8
+    group_size: int = 6
     fork_starts: float = 0.5
-    max_new_tokens: int = 64
+    max_new_tokens: int = 96
     temperature: float = 0.8
     max_episode_steps: int = 4
     lr: float = 7e-4
@@ -255,7 +255,8 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
                     for group in optimizer.param_groups:
                         group["lr"] = config.grpo_lr
                 task = rng.choice(tasks)
-                fork_after = rng.randrange(len(task.reference_calls) or 1) if rng.random() < config.fork_starts else 0
+                n_calls = len(task.reference_calls)
+                fork_after = rng.randint(1, n_calls - 1) if n_calls > 1 and rng.random() < config.fork_starts else 0
                 rollouts = rollout_group(
                     policy,
                     tokenizer,
