@@ -383,3 +383,20 @@ def test_default_model_converts_once_from_its_gguf_file(tmp_path: Path, monkeypa
     original = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
     with torch.no_grad():
         assert torch.allclose(converted(ids).logits, original(ids).logits, atol=1e-5)
+
+
+def test_per_turn_weights_make_every_assistant_turn_weigh_one() -> None:
+    from gym_mcp.train.grpo import turn_weights
+
+    labels = torch.tensor(
+        [
+            [IGNORE, IGNORE, 5, 6, 7, IGNORE, IGNORE, 8, 9, IGNORE],  # a 3-token turn and a 2-token turn
+            [IGNORE, IGNORE, IGNORE, 1, IGNORE, IGNORE, IGNORE, 2, IGNORE, IGNORE],  # two 1-token turns
+        ]
+    )
+    weights, turns = turn_weights(labels)
+    assert turns == 4
+    assert weights.shape == (2, 5)  # the columns token_logprobs keeps: targets 1, 2, 3, 6, 7
+    assert torch.allclose(weights[0], torch.tensor([1 / 3, 1 / 3, 1 / 3, 1 / 2, 1 / 2]))
+    assert torch.allclose(weights[1], torch.tensor([0.0, 1.0, 0.0, 1.0, 0.0]))
+    assert float(weights.sum()) == pytest.approx(turns)

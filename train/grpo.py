@@ -27,6 +27,7 @@ __all__ = [
     "rollout_group",
     "sft_step",
     "token_logprobs",
+    "turn_weights",
 ]
 
 
@@ -88,19 +89,58 @@ def token_logprobs(model: Any, input_ids: Any, labels: Any, temperature: float =
 
 
 def sft_step(
-    model: Any, optimizer: Any, input_ids: Any, labels: Any, *, backward: Callable[[Any], None] | None = None
+    model: Any,
+    optimizer: Any,
+    input_ids: Any,
+    labels: Any,
+    *,
+    per_turn: bool = False,
+    backward: Callable[[Any], None] | None = None,
 ) -> float:
-    """One supervised step on the model's own tokens; returns the mean token loss.
+    """One supervised step on the model's own tokens; returns the loss.
+
+    By default the loss is the mean over the model's tokens. With ``per_turn`` every assistant
+    turn weighs the same (the mean over turns of each turn's mean token loss), so a short
+    "Done." that ends an episode counts as much as a long tool call: with a token mean, the
+    decision to stop is a few tokens among hundreds and the model learns to keep calling.
 
     ``backward`` replaces ``loss.backward()`` (e.g. ``accelerator.backward`` for DDP and mixed
     precision).
     """
     logprobs, mask = token_logprobs(model, input_ids, labels)
-    loss = -(logprobs.sum() / mask.sum().clamp(min=1.0))
+    if per_turn:
+        weights, turns = turn_weights(labels)
+        loss = -((logprobs * weights).sum() / max(turns, 1))
+    else:
+        loss = -(logprobs.sum() / mask.sum().clamp(min=1.0))
     (backward or _backward)(loss)
     optimizer.step()
     optimizer.zero_grad()
     return float(loss.detach())
+
+
+def turn_weights(labels: Any) -> tuple[Any, int]:
+    """Per-token weights that make each assistant turn weigh 1, aligned with `token_logprobs`.
+
+    A turn is a run of consecutive labelled tokens; each of its ``n`` tokens weighs ``1/n``.
+
+    Returns:
+        ``(weights, turns)``: weights ``[batch, kept]`` (the columns `token_logprobs` keeps) and
+        the number of turns in the batch.
+    """
+    import torch
+
+    targets = labels[:, 1:]
+    labelled = targets != -100
+    previous = torch.cat([torch.zeros_like(labelled[:, :1]), labelled[:, :-1]], dim=1)
+    starts = labelled & ~previous
+    run = torch.cumsum(starts.long(), dim=1) * labelled  # 1, 2, ... per turn; 0 for context
+    weights = torch.zeros(targets.shape, dtype=torch.float32, device=labels.device)
+    for row in range(targets.shape[0]):
+        counts = torch.bincount(run[row]).float()
+        weights[row] = labelled[row].float() / counts[run[row]]
+    keep = labelled.any(dim=0).nonzero().squeeze(-1)
+    return weights[:, keep], int(starts.sum())
 
 
 def _backward(loss: Any) -> None:

@@ -42,6 +42,8 @@ class TrainConfig:
         eval_batch: Episodes played in lockstep by the evaluation.
         sft_steps: Supervised warm-start steps.
         sft_batch: Conversations per SFT step.
+        sft_per_turn: Weigh every assistant turn the same in the SFT loss (see `sft_step`), so the
+            decision to stop calling counts as much as a call; False: the plain token mean.
         grpo_steps: GRPO steps (one task, one group, per step).
         group_size: Rollouts per GRPO group (G).
         fork_starts: Share of GRPO groups that start from a forked mid-episode state (some of the
@@ -73,6 +75,7 @@ class TrainConfig:
     eval_batch: int = 16
     sft_steps: int = 16
     sft_batch: int = 8
+    sft_per_turn: bool = True
     grpo_steps: int = 4
     group_size: int = 6
     fork_starts: float = 0.5
@@ -248,7 +251,7 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
                 ids = torch.tensor([e.input_ids + [pad] * (width - len(e.input_ids)) for e in batch])
                 labels = torch.tensor([e.labels + [IGNORE] * (width - len(e.labels)) for e in batch])
                 ids, labels = ids.to(accelerator.device), labels.to(accelerator.device)
-                loss = sft_step(model, optimizer, ids, labels, backward=backward)
+                loss = sft_step(model, optimizer, ids, labels, per_turn=config.sft_per_turn, backward=backward)
                 last = {"phase": "sft", "step": step + 1, "loss": round(loss, 5), "tokens": int(ids.numel())}
             else:
                 if config.grpo_lr:
