@@ -400,3 +400,47 @@ def test_per_turn_weights_make_every_assistant_turn_weigh_one() -> None:
     assert torch.allclose(weights[0], torch.tensor([1 / 3, 1 / 3, 1 / 3, 1 / 2, 1 / 2]))
     assert torch.allclose(weights[1], torch.tensor([0.0, 1.0, 0.0, 1.0, 0.0]))
     assert float(weights.sum()) == pytest.approx(turns)
+
+
+def test_two_process_ddp_run_with_torchrun(tiny: Path, tmp_path: Path) -> None:
+    """The same `gym-mcp train` under DDP: two CPU processes (gloo), SFT and GRPO, one writer."""
+    import shutil
+    import subprocess
+    import sys
+
+    from gym_mcp.synth import SynthConfig, synthesize
+    from gym_mcp.tasks import save_tasks
+
+    torchrun = Path(sys.executable).parent / "torchrun"
+    if not torchrun.exists() and not shutil.which("torchrun"):
+        pytest.skip("torchrun (from torch) is not on this environment's path")
+    tasks = tmp_path / "tasks.jsonl"
+    save_tasks(synthesize("banking", SynthConfig(n=8, seed=2, max_chain=2)).tasks, tasks)
+    config = tmp_path / "ddp.toml"
+    config.write_text(
+        f'model = "{tiny}"\ntasks = "{tasks}"\noutput_dir = "{tmp_path / "out"}"\n'
+        "sft_steps = 2\nsft_batch = 2\ngrpo_steps = 2\ngroup_size = 2\nmax_new_tokens = 8\nmax_episode_steps = 2\n"
+        'eval_tasks = 2\neval_batch = 2\nlora_r = 4\nlora_alpha = 8\nlora_targets = ["q_proj", "v_proj"]\nlr = 0.01\n'
+    )
+    ran = subprocess.run(
+        [
+            str(torchrun if torchrun.exists() else "torchrun"),
+            "--nproc_per_node",
+            "2",
+            "-m",
+            "gym_mcp.cli",
+            "train",
+            "--config",
+            str(config),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "GYM_MCP_HOME": str(tmp_path / "home")},
+        check=False,
+        timeout=240,
+    )
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    assert ran.stdout.count("done in") == 2  # both ranks finished
+    rows = [json.loads(x) for x in (tmp_path / "out" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["phase"] for r in rows] == ["sft", "sft", "grpo", "grpo"]  # written once, by rank 0
+    assert (tmp_path / "out" / "checkpoint" / "adapter_model.safetensors").exists()

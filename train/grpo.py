@@ -436,8 +436,8 @@ def grpo_step(
     rewards = [r.reward for r in rollouts]
     advantages = group_advantages(rewards)
     stats: dict[str, Any] = {"rewards": rewards, "zero_spread": not any(advantages), "loss": 0.0, "kl": 0.0}
-    if stats["zero_spread"]:
-        return stats
+    if stats["zero_spread"] and not hasattr(model, "module"):
+        return stats  # no signal; under DDP (a wrapped model) every rank must still run its backward
     examples = [
         encode_conversation(tokenizer, r.messages, r.tools, context_messages=r.context_messages) for r in rollouts
     ]
