@@ -343,8 +343,10 @@ def test_batched_evaluation_plays_every_task_through_live_envs(tiny: Path) -> No
     result = evaluate_model(model, tokenizer, make_env, tasks, batch_size=4, max_new_tokens=6)
     assert len(made) == 2  # one env per episode in the batch, never more than there are tasks
     assert [row["task"] for row in result.episodes] == ["t", "u"]
-    assert 0.0 <= result.success <= 1.0
-    assert all(row["calls"] + row["invalid_calls"] >= 0 for row in result.episodes)
+    for row, task in zip(result.episodes, tasks, strict=True):
+        assert row["messages"][0] == {"role": "user", "content": task.instruction}
+        assert row["messages"][1]["role"] == "assistant"  # the model's batched reply went through env.step
+    assert result.success == sum(row["success"] for row in result.episodes) / 2
 
 
 def test_resolve_model_errors_name_the_problem(tmp_path: Path) -> None:

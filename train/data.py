@@ -20,7 +20,7 @@ import gymnasium as gym
 from gym_mcp.local_model import render_segments
 from gym_mcp.tasks import Task
 
-__all__ = ["Example", "compact_tools", "encode_conversation", "reference_conversation"]
+__all__ = ["Example", "compact_tools", "encode_conversation", "pad_batch", "reference_conversation"]
 
 IGNORE = -100
 
@@ -106,3 +106,19 @@ def encode_conversation(
         input_ids += ids
         labels += ids if mine and i >= given else [IGNORE] * len(ids)
     return Example(input_ids, labels, task_id)
+
+
+def pad_batch(examples: Sequence[Example], pad_id: int, device: Any = None) -> tuple[Any, Any]:
+    """Right-pad examples into ``(input_ids, labels)`` tensors; padding is never labelled.
+
+    Args:
+        examples: Encoded conversations.
+        pad_id: Token id for the padding (the causal mask keeps it out of every real position).
+        device: Torch device of the tensors.
+    """
+    import torch
+
+    width = max(len(e.input_ids) for e in examples)
+    ids = torch.tensor([e.input_ids + [pad_id] * (width - len(e.input_ids)) for e in examples], device=device)
+    labels = torch.tensor([e.labels + [IGNORE] * (width - len(e.labels)) for e in examples], device=device)
+    return ids, labels

@@ -431,7 +431,7 @@ def grpo_step(
     """
     import torch
 
-    from gym_mcp.train.data import IGNORE, encode_conversation
+    from gym_mcp.train.data import encode_conversation, pad_batch
 
     rewards = [r.reward for r in rollouts]
     advantages = group_advantages(rewards)
@@ -441,11 +441,8 @@ def grpo_step(
     examples = [
         encode_conversation(tokenizer, r.messages, r.tools, context_messages=r.context_messages) for r in rollouts
     ]
-    width = max(len(e.input_ids) for e in examples)
-    pad = tokenizer.eos_token_id or 0
     device = next(model.parameters()).device
-    ids = torch.tensor([e.input_ids + [pad] * (width - len(e.input_ids)) for e in examples], device=device)
-    labels = torch.tensor([e.labels + [IGNORE] * (width - len(e.labels)) for e in examples], device=device)
+    ids, labels = pad_batch(examples, tokenizer.eos_token_id or 0, device)
     ref = None
     if kl_coef > 0:
         inner = getattr(model, "module", model)

@@ -181,7 +181,7 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
 
     from gym_mcp import env_id
     from gym_mcp.rewards import CompositeReward
-    from gym_mcp.train.data import IGNORE, encode_conversation, reference_conversation
+    from gym_mcp.train.data import encode_conversation, pad_batch, reference_conversation
     from gym_mcp.train.grpo import grpo_step, load_lora_model, rollout_group, sft_step
 
     out = Path(config.output_dir)
@@ -246,11 +246,7 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
             t0 = time.perf_counter()
             if step < config.sft_steps:
                 batch = rng.sample(examples, k=min(config.sft_batch, len(examples)))
-                width = max(len(e.input_ids) for e in batch)
-                pad = tokenizer.eos_token_id or 0
-                ids = torch.tensor([e.input_ids + [pad] * (width - len(e.input_ids)) for e in batch])
-                labels = torch.tensor([e.labels + [IGNORE] * (width - len(e.labels)) for e in batch])
-                ids, labels = ids.to(accelerator.device), labels.to(accelerator.device)
+                ids, labels = pad_batch(batch, tokenizer.eos_token_id or 0, accelerator.device)
                 loss = sft_step(model, optimizer, ids, labels, per_turn=config.sft_per_turn, backward=backward)
                 last = {"phase": "sft", "step": step + 1, "loss": round(loss, 5), "tokens": int(ids.numel())}
             else:
