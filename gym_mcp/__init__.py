@@ -37,6 +37,7 @@ from gym_mcp.tasks import Task, load_tasks, save_tasks
 __version__ = "0.1.0"
 
 __all__ = [
+    "BFCL_ID",
     "ENV_IDS",
     "EXTERNAL_ID",
     "AsyncMCPEnv",
@@ -99,6 +100,8 @@ def _register() -> list[str]:
         ids.append(eid)
     if EXTERNAL_ID not in gym.registry:
         gym.register(id=EXTERNAL_ID, entry_point="gym_mcp.spec:make_external_env")
+    if BFCL_ID not in gym.registry:  # needs the [bfcl] extra; nothing of BFCL is imported until made
+        gym.register(id=BFCL_ID, entry_point="gym_mcp.bfcl._env:BFCLMultiTurnEnv")
     for name, path in saved_specs().items():  # specs saved with `gym-mcp envs add`
         eid = env_name(name)
         if eid not in gym.registry:
@@ -109,6 +112,9 @@ def _register() -> list[str]:
 EXTERNAL_ID = "gym_mcp/External-v0"
 """Id of the generic environment over any MCP server (``command=``, ``url=``, ``spec=``, ``servers=``)."""
 
+
+BFCL_ID = "gym_mcp/BFCL-MultiTurn-v0"
+"""Id of the BFCL v3 multi-turn environment (``category=``, ``entry=``; see `gym_mcp.bfcl`)."""
 
 ENV_IDS: list[str] = _register()
 """Ids of the registered bundled environments."""

@@ -26,7 +26,7 @@ from gym_mcp._schema import check_arguments, openai_tools
 from gym_mcp._spaces import UnicodeText
 from gym_mcp._state import Snapshot, StateBackend
 from gym_mcp.errors import ConfigError, TaskError
-from gym_mcp.parsing import ParsedAction, Parser, ToolCall, auto_parser, calls_from_structured
+from gym_mcp.parsing import ParsedAction, Parser, ToolCall, auto_parser, parse_action
 from gym_mcp.rewards import CallRecord, Episode, RewardFn, state_match
 from gym_mcp.tasks import Task, load_tasks
 
@@ -382,28 +382,7 @@ class AsyncMCPEnv:
     # -- actions -------------------------------------------------------------------------------
 
     def _parse(self, action: Any) -> ParsedAction:
-        if isinstance(action, str):
-            if len(action) > self.config.max_action_chars:
-                return self._too_long(len(action))
-            try:
-                return self.parser(action)
-            except Exception as exc:
-                return ParsedAction(errors=(f"could not parse the action: {exc}",))
-        if isinstance(action, ToolCall):
-            return ParsedAction(calls=(action,))
-        if isinstance(action, Mapping | list | tuple):
-            try:
-                size = len(json.dumps(action, default=str))
-            except (TypeError, ValueError):
-                return ParsedAction(errors=("the action is not JSON-serializable",))
-            if size > self.config.max_action_chars:
-                return self._too_long(size)
-            return calls_from_structured(action)
-        return ParsedAction(errors=(f"unsupported action type {type(action).__name__}; send text or a tool-call dict",))
-
-    def _too_long(self, size: int) -> ParsedAction:
-        limit = self.config.max_action_chars
-        return ParsedAction(errors=(f"the action is {size} characters; the limit is {limit}",))
+        return parse_action(action, self.parser, self.config.max_action_chars)
 
     def _reject(self, parsed: ParsedAction) -> str:
         """An action that tried to call tools but could not be read."""

@@ -7,6 +7,7 @@
     gym-mcp envs add spec.toml                            check and save a third-party server spec
     gym-mcp synth banking -n 500 -o banking.jsonl         synthesize replay-verified tasks
     gym-mcp eval --env gym_mcp/Banking-v0 --tasks banking.jsonl --policy reference --policy random
+    gym-mcp eval --suite bfcl-multi-turn --category base --policy openai:URL   BFCL v3 multi-turn
     gym-mcp train                                         the default run: SmolLM2 learns banking tasks
     gym-mcp train --config examples/train_cpu.toml        a configured run (SFT, then GRPO)
     gym-mcp demo --server banking --episodes 3            a scripted agent plays a few episodes
@@ -21,7 +22,7 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from gym_mcp.errors import ConfigError, GymMCPError
 
@@ -78,8 +79,22 @@ def _build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--llm-model", default="default", help="model name for --llm-url")
 
     ev = sub.add_parser("eval", help="score policies on task sets (success, pass^k, reward terms)")
-    ev.add_argument("--env", action="append", required=True, help="environment id (repeat with --tasks)")
-    ev.add_argument("--tasks", action="append", required=True, help="task JSONL for the --env at the same position")
+    ev.add_argument("--env", action="append", default=[], help="environment id (repeat with --tasks)")
+    ev.add_argument("--tasks", action="append", default=[], help="task JSONL for the --env at the same position")
+    ev.add_argument(
+        "--suite",
+        choices=[BFCL_SUITE],
+        default=None,
+        help="a benchmark instead of --env/--tasks: BFCL v3 multi-turn, scored by BFCL's checker (needs [bfcl])",
+    )
+    ev.add_argument(
+        "--category",
+        action="append",
+        choices=["base", "miss_func", "miss_param", "long_context"],
+        default=None,
+        help="BFCL categories (repeatable; default all four)",
+    )
+    ev.add_argument("--limit", type=_positive, default=None, help="only the first N entries of each category")
     ev.add_argument(
         "--policy",
         action="append",
@@ -90,7 +105,7 @@ def _build_parser() -> argparse.ArgumentParser:
     ev.add_argument("-k", type=_positive, default=1, help="trials per task (pass^k)")
     ev.add_argument("--concurrency", type=_positive, default=1, help="episodes at once")
     ev.add_argument("--seed", type=int, default=0)
-    ev.add_argument("--max-steps", type=_positive, default=20)
+    ev.add_argument("--max-steps", type=_positive, default=None, help="steps per episode (default 20; BFCL: none)")
     ev.add_argument("--transport", choices=["inprocess", "stdio", "http"], default=None, help="for bundled envs")
     ev.add_argument(
         "--reward",
@@ -225,10 +240,19 @@ def _synth(args: argparse.Namespace) -> int:
     return 0
 
 
+BFCL_SUITE = "bfcl-multi-turn"
+
+
 def _eval(args: argparse.Namespace) -> int:
     from gym_mcp.evaluate import EvalConfig, evaluate, progress_bar, write_report
     from gym_mcp.policies import OpenAIPolicy, make_policy
 
+    if args.suite and (args.env or args.tasks):
+        raise ConfigError("give either --suite or --env/--tasks, not both")
+    if not args.suite and not args.env:
+        raise ConfigError("give --env and --tasks (or --suite bfcl-multi-turn)")
+    if (args.category or args.limit) and not args.suite:
+        raise ConfigError("--category and --limit go with --suite")
     if len(args.env) != len(args.tasks):
         raise ConfigError("give one --tasks file per --env, in the same order")
     for spec in args.policy:
@@ -237,14 +261,25 @@ def _eval(args: argparse.Namespace) -> int:
             probe.check()  # an unreachable endpoint fails here, with one line
         probe.close()
     policies = {spec: (lambda spec=spec: make_policy(spec, seed=args.seed, model=args.model)) for spec in args.policy}
-    config = EvalConfig(k=args.k, concurrency=args.concurrency, seed=args.seed, max_steps=args.max_steps)
-    from gym_mcp.rewards import CompositeReward
+    if args.suite == BFCL_SUITE:
+        from gym_mcp.bfcl import bfcl_tasks
 
-    env_kwargs: dict[str, object] = {"transport": args.transport} if args.transport else {}
-    if args.reward != "state":
-        env_kwargs["reward"] = CompositeReward.prove() if args.reward == "prove" else CompositeReward.mua_rl()
+        categories = args.category or ["base", "miss_func", "miss_param", "long_context"]
+        suite_tasks = [t for category in categories for t in bfcl_tasks(category, limit=args.limit)]
+        runs: list[tuple[str, Any]] = [("gym_mcp/BFCL-MultiTurn-v0", suite_tasks)]
+        max_steps = args.max_steps or 10_000  # BFCL limits steps per turn (20), not per episode
+        env_kwargs: dict[str, object] = {}
+    else:
+        from gym_mcp.rewards import CompositeReward
+
+        runs = list(zip(args.env, args.tasks, strict=True))
+        max_steps = args.max_steps or 20
+        env_kwargs = {"transport": args.transport} if args.transport else {}
+        if args.reward != "state":
+            env_kwargs["reward"] = CompositeReward.prove() if args.reward == "prove" else CompositeReward.mua_rl()
+    config = EvalConfig(k=args.k, concurrency=args.concurrency, seed=args.seed, max_steps=max_steps)
     result = evaluate(
-        list(zip(args.env, args.tasks, strict=True)),
+        runs,
         policies,
         config,
         env_kwargs=env_kwargs,
@@ -257,6 +292,9 @@ def _eval(args: argparse.Namespace) -> int:
                 f"{policy:<12} {env_id:<24} success {m['success_rate']:.1%}  pass^{args.k} "
                 f"{m['pass^k'][str(args.k)]:.1%}  mean reward {m['mean_reward']:.3f}"
             )
+            if args.suite:
+                for variant, b in m["by_variant"].items():
+                    print(f"{'':<12} {variant:<24} success {b['success_rate']:.1%}  ({b['episodes']} entries)")
     print("wrote " + ", ".join(str(f) for f in files))
     return 0
 

@@ -301,6 +301,19 @@ def markdown(result: EvalResult, config: EvalConfig) -> str:
             for diff, b in m["by_difficulty"].items():
                 row = f"| {policy} | {env_id} | {diff} | {b['episodes']} | {b['success_rate']:.1%} "
                 lines.append(row + f"| {b['mean_reward']:.3f} |")
+    if any(len(m["by_variant"]) > 1 for envs in result.metrics.values() for m in envs.values()):
+        lines += [
+            "",
+            "## By variant (category)",
+            "",
+            "| policy | env | variant | episodes | success | mean reward |",
+            "|---|---|---|---|---|---|",
+        ]
+        for policy, envs in result.metrics.items():
+            for env_id, m in envs.items():
+                for variant, b in m["by_variant"].items():
+                    row = f"| {policy} | {env_id} | {variant} | {b['episodes']} | {b['success_rate']:.1%} "
+                    lines.append(row + f"| {b['mean_reward']:.3f} |")
     lines += ["", "## Mean reward terms", ""]
     for policy, envs in result.metrics.items():
         for env_id, m in envs.items():

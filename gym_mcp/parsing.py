@@ -30,6 +30,7 @@ __all__ = [
     "hermes_parser",
     "json_parser",
     "openai_parser",
+    "parse_action",
 ]
 
 
@@ -185,3 +186,34 @@ def auto_parser(text: str) -> ParsedAction:
     if "<tool_call>" in text:
         return hermes_parser(text)
     return json_parser(text)
+
+
+def parse_action(action: Any, parser: Parser, max_chars: int) -> ParsedAction:
+    """Read an environment action of any accepted kind; never raises.
+
+    Args:
+        action: Model text, a `ToolCall`, a call dict, a list of them, or an OpenAI message.
+        parser: Reads calls out of text actions.
+        max_chars: Longest action accepted (text length, or JSON length of a structured action).
+
+    Returns:
+        The calls, the text, and why parts could not be read (errors become observations).
+    """
+    if isinstance(action, str):
+        if len(action) > max_chars:
+            return ParsedAction(errors=(f"the action is {len(action)} characters; the limit is {max_chars}",))
+        try:
+            return parser(action)
+        except Exception as exc:
+            return ParsedAction(errors=(f"could not parse the action: {exc}",))
+    if isinstance(action, ToolCall):
+        return ParsedAction(calls=(action,))
+    if isinstance(action, Mapping | list | tuple):
+        try:
+            size = len(json.dumps(action, default=str))
+        except (TypeError, ValueError):
+            return ParsedAction(errors=("the action is not JSON-serializable",))
+        if size > max_chars:
+            return ParsedAction(errors=(f"the action is {size} characters; the limit is {max_chars}",))
+        return calls_from_structured(action)
+    return ParsedAction(errors=(f"unsupported action type {type(action).__name__}; send text or a tool-call dict",))

@@ -53,7 +53,12 @@ class Policy(ABC):
 
 
 class ReferencePolicy(Policy):
-    """Replays the task's reference calls one per step, then gives a final answer."""
+    """Replays the task's reference calls one per step, then gives a final answer.
+
+    In a multi-turn environment (``info["turn"]`` present) whose task has
+    ``metadata["reference_turns"]`` (BFCL), it sends each turn's reference calls in one step
+    and then replies, which ends the turn.
+    """
 
     name = "reference"
 
@@ -61,9 +66,20 @@ class ReferencePolicy(Policy):
         """Queue the task's reference calls."""
         self._queue = [dict(c) for c in task.reference_calls]
         self._answer = task.expected_answer or ("Done." if task.reference_calls else "I can't help with that here.")
+        turns = task.metadata.get("reference_turns")
+        self._turns = [list(t) for t in turns] if turns is not None and "turn" in info else None
+        self._turn, self._sent = -1, False
 
     def act(self, observation: str, info: Mapping[str, Any]) -> Any:
-        """The next reference call, or the final answer."""
+        """The next reference call (or turn of calls), or the reply."""
+        if self._turns is not None:
+            turn = int(info["turn"])
+            if turn != self._turn:
+                self._turn, self._sent = turn, False
+            if not self._sent and turn < len(self._turns) and self._turns[turn]:
+                self._sent = True
+                return [dict(c) for c in self._turns[turn]]
+            return "Done."
         return self._queue.pop(0) if self._queue else self._answer
 
 
