@@ -346,9 +346,18 @@ class AsyncBFCLEnv:
         for call in calls:
             # Everything goes to the server, which answers as BFCL's executor would (a held-out
             # function runs there too); a call to an unlisted name still counts as invalid.
-            result = await self.live.connection.call_tool(
-                call.name, call.arguments if call.arguments is not None else {}
-            )
+            if not isinstance(call.arguments, dict):  # BFCL's decoder cannot read it either
+                output = (
+                    f"Error during execution: the arguments must be a JSON object, got {type(call.arguments).__name__}"
+                )
+                self.counters["invalid_calls"] += 1
+                self.calls.append(
+                    CallRecord(call.name, call.arguments, output, "invalid", self.steps, call.name in listed)
+                )
+                self.messages.append({"role": "tool", "tool_call_id": call.id, "content": output})
+                outputs.append((call.name, output))
+                continue
+            result = await self.live.connection.call_tool(call.name, call.arguments)
             output = result.text
             if call.name not in listed:
                 self.counters["invalid_calls"] += 1
