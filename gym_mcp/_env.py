@@ -30,7 +30,7 @@ from gym_mcp.parsing import ParsedAction, Parser, ToolCall, auto_parser, parse_a
 from gym_mcp.rewards import CallRecord, Episode, RewardFn, state_match
 from gym_mcp.tasks import Task, load_tasks
 
-__all__ = ["AsyncMCPEnv", "EnvConfig", "EpisodeSnapshot", "MCPEnv", "TaskSource"]
+__all__ = ["AsyncMCPEnv", "CoreDrivenEnv", "EnvConfig", "EpisodeSnapshot", "MCPEnv", "TaskSource"]
 
 TaskSource = str | os.PathLike[str] | Sequence[Task] | Sequence[Mapping[str, Any]] | None
 """Where an environment's tasks come from: a JSONL path, tasks, task dicts, or None (free play)."""
@@ -546,7 +546,49 @@ class AsyncMCPEnv:
             await (self._pool or get_pool()).release(live)
 
 
-class MCPEnv(gym.Env[str, Any]):
+class CoreDrivenEnv(gym.Env[str, Any]):
+    """The Gymnasium face of an async core: ``reset``, ``step`` and ``close`` run its coroutines.
+
+    Subclasses set ``self.core`` (an object with async ``reset``/``step``/``close`` and a
+    ``messages`` list in OpenAI chat format) and ``self.render_mode``.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    core: Any
+    render_mode: str | None
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        """Start an episode (see the core's ``reset``)."""
+        super().reset(seed=seed)
+        result: tuple[str, dict[str, Any]] = run_sync(self.core.reset(options=options, rng=self.np_random))
+        return result
+
+    def step(self, action: Any) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Run one action (see the core's ``step``)."""
+        result: tuple[str, SupportsFloat, bool, bool, dict[str, Any]] = run_sync(self.core.step(action))
+        return result
+
+    def render(self) -> str | None:
+        """The conversation so far as text (``render_mode="ansi"``)."""
+        if self.render_mode != "ansi":
+            return None
+        lines = []
+        for m in self.core.messages:
+            content = m.get("content") or ""
+            if m.get("tool_calls"):
+                calls = ", ".join(f"{c['function']['name']}({c['function']['arguments']})" for c in m["tool_calls"])
+                content = (content + " " if content else "") + f"-> {calls}"
+            lines.append(f"{m['role']}: {content}")
+        return "\n".join(lines)
+
+    def close(self) -> None:
+        """Give the server back to the warm pool."""
+        core = getattr(self, "core", None)
+        if core is not None and core.live is not None:
+            run_sync(core.close())
+
+
+class MCPEnv(CoreDrivenEnv):
     """A Gymnasium environment over a live MCP server.
 
     ``reset()`` returns the task's instruction; ``info["tools"]`` holds the tools in OpenAI
@@ -570,7 +612,7 @@ class MCPEnv(gym.Env[str, Any]):
         rename_tools: ``{server name: name the agent sees}``.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    core: AsyncMCPEnv
 
     def __init__(
         self,
@@ -620,34 +662,6 @@ class MCPEnv(gym.Env[str, Any]):
         env.action_space = UnicodeText(core.config.max_action_chars)
         env._np_random = core.np_random
         return env
-
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
-        """Start an episode from the task's exact initial state (see `AsyncMCPEnv.reset`)."""
-        super().reset(seed=seed)
-        return run_sync(self.core.reset(options=options, rng=self.np_random))
-
-    def step(self, action: Any) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
-        """Run one action (see `AsyncMCPEnv.step`)."""
-        return run_sync(self.core.step(action))
-
-    def render(self) -> str | None:
-        """The conversation so far as text (``render_mode="ansi"``)."""
-        if self.render_mode != "ansi":
-            return None
-        lines = []
-        for m in self.core.messages:
-            content = m.get("content") or ""
-            if m.get("tool_calls"):
-                calls = ", ".join(f"{c['function']['name']}({c['function']['arguments']})" for c in m["tool_calls"])
-                content = (content + " " if content else "") + f"-> {calls}"
-            lines.append(f"{m['role']}: {content}")
-        return "\n".join(lines)
-
-    def close(self) -> None:
-        """Give the server back to the warm pool."""
-        core = getattr(self, "core", None)
-        if core is not None and core.live is not None:
-            run_sync(core.close())
 
     # -- gym-mcp extras ------------------------------------------------------------------------
 

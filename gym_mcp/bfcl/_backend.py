@@ -106,14 +106,7 @@ class BFCLWorld:
     def _set(self, instances: dict[str, Any], functions: list[dict[str, Any]]) -> None:
         self.instances = instances
         self.functions = functions
-        self._tools = [
-            types.Tool(
-                name=t["function"]["name"],
-                description=t["function"]["description"],
-                input_schema=t["function"]["parameters"],
-            )
-            for t in openai_tools(functions)
-        ]
+        self._tools = _mcp_tools(functions)
         # Every public method of every instance, as BFCL maps them (held-out ones included).
         self._methods = {
             method: f"{class_name}_instance"
@@ -170,6 +163,25 @@ class BFCLWorld:
         except Exception as exc:
             return f"Error during execution: {exc}", True
         return _as_text(result), False
+
+
+_tool_cache: dict[tuple[tuple[str, str], ...], list[types.Tool]] = {}
+
+
+def _mcp_tools(functions: Sequence[Mapping[str, Any]]) -> list[types.Tool]:
+    """MCP tools of BFCL docs (schemas converted by BFCL), cached: docs are fixed per name."""
+    key = tuple((f["name"], f["description"]) for f in functions)
+    tools = _tool_cache.get(key)
+    if tools is None:
+        tools = _tool_cache[key] = [
+            types.Tool(
+                name=t["function"]["name"],
+                description=t["function"]["description"],
+                input_schema=t["function"]["parameters"],
+            )
+            for t in openai_tools(functions)
+        ]
+    return list(tools)
 
 
 def serve(world: BFCLWorld, name: str = "bfcl") -> Server[Any]:

@@ -132,8 +132,17 @@ def entry(entry_id: str) -> dict[str, Any]:
     Raises:
         ConfigError: No such entry.
     """
+    return copy.deepcopy(shared_entry(entry_id))
+
+
+def shared_entry(entry_id: str) -> Mapping[str, Any]:
+    """One entry by id, the loaded copy itself: read it, never change it.
+
+    Raises:
+        ConfigError: No such entry.
+    """
     check_entry_id(entry_id)
-    return copy.deepcopy(_index(_category_name(category_of(entry_id)))[entry_id])
+    return _index(_category_name(category_of(entry_id)))[entry_id]
 
 
 def check_entry_id(entry_id: str) -> None:
@@ -159,15 +168,23 @@ def openai_tools(functions: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]
     The result is what BFCL's OpenAI function-calling handler sends; the ``response`` field
     (a return-value description that is not part of the OpenAI schema) is kept out.
     """
-    require_bfcl()
-    from bfcl_eval.constants.enums import ModelStyle
-    from bfcl_eval.constants.type_mappings import GORILLA_TO_OPENAPI
-    from bfcl_eval.model_handler.utils import convert_to_tool
+    key = tuple((f["name"], f["description"]) for f in functions)
+    cached = _converted.get(key)
+    if cached is None:
+        require_bfcl()
+        from bfcl_eval.constants.enums import ModelStyle
+        from bfcl_eval.constants.type_mappings import GORILLA_TO_OPENAPI
+        from bfcl_eval.model_handler.utils import convert_to_tool
 
-    tools = convert_to_tool(copy.deepcopy(list(functions)), GORILLA_TO_OPENAPI, ModelStyle.OPENAI_COMPLETIONS)
-    for tool in tools:
-        tool["function"].pop("response", None)
-    return list(tools)
+        cached = convert_to_tool(list(functions), GORILLA_TO_OPENAPI, ModelStyle.OPENAI_COMPLETIONS)
+        for tool in cached:
+            tool["function"].pop("response", None)
+        _converted[key] = cached
+    return copy.deepcopy(cached)
+
+
+_converted: dict[tuple[tuple[str, str], ...], list[dict[str, Any]]] = {}
+"""Converted tool lists by their docs' names and descriptions (BFCL's docs are fixed per name)."""
 
 
 @functools.cache

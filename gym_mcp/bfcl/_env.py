@@ -23,12 +23,12 @@ import copy
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, SupportsFloat
+from typing import Any
 
-import gymnasium as gym
 import numpy as np
 from gymnasium.utils import seeding
 
+from gym_mcp._env import CoreDrivenEnv
 from gym_mcp._live import LiveServer, ServerPool, get_pool
 from gym_mcp._runner import run_sync
 from gym_mcp._schema import openai_tools as mcp_to_openai
@@ -39,9 +39,9 @@ from gym_mcp.bfcl._data import (
     MAX_STEPS_PER_TURN,
     check_entry_id,
     entries,
-    entry,
     ground_truth,
     ground_truth_calls,
+    shared_entry,
 )
 from gym_mcp.bfcl._score import Verdict, score
 from gym_mcp.errors import ConfigError, TaskError
@@ -146,7 +146,7 @@ class AsyncBFCLEnv:
         self.live: LiveServer | None = None
         self.source: BFCLSource | None = None
         self.np_random: np.random.Generator = seeding.np_random(None)[0]
-        self.entry: dict[str, Any] = {}
+        self.entry: Mapping[str, Any] = {}
         self.task: Task | None = None
         self._tools: list[dict[str, Any]] = []
         self._start(ids[0])
@@ -172,7 +172,7 @@ class AsyncBFCLEnv:
 
     def _start(self, entry_id: str) -> None:
         """Bookkeeping of a new episode (no server work)."""
-        self.entry = entry(entry_id)
+        self.entry = shared_entry(entry_id)
         self.task = self._tasks.get(entry_id)
         self.turn = 0
         self.steps_in_turn = 0
@@ -458,7 +458,7 @@ class AsyncBFCLEnv:
             await (self._pool or get_pool()).release(live)
 
 
-class BFCLMultiTurnEnv(gym.Env[str, Any]):
+class BFCLMultiTurnEnv(CoreDrivenEnv):
     """BFCL v3 multi-turn as a Gymnasium environment (``gym_mcp/BFCL-MultiTurn-v0``).
 
     ``reset()`` returns the entry's first user turn; ``step(action)`` takes tool calls (a call
@@ -478,7 +478,7 @@ class BFCLMultiTurnEnv(gym.Env[str, Any]):
         render_mode: ``"ansi"`` renders the conversation as text.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    core: AsyncBFCLEnv
 
     def __init__(
         self,
@@ -516,34 +516,6 @@ class BFCLMultiTurnEnv(gym.Env[str, Any]):
         env.action_space = UnicodeText(MAX_ACTION_CHARS)
         env._np_random = core.np_random
         return env
-
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
-        """Start an entry (see `AsyncBFCLEnv.reset`)."""
-        super().reset(seed=seed)
-        return run_sync(self.core.reset(options=options, rng=self.np_random))
-
-    def step(self, action: Any) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
-        """One agent step (see `AsyncBFCLEnv.step`)."""
-        return run_sync(self.core.step(action))
-
-    def render(self) -> str | None:
-        """The conversation so far as text (``render_mode="ansi"``)."""
-        if self.render_mode != "ansi":
-            return None
-        lines = []
-        for m in self.core.messages:
-            content = m.get("content") or ""
-            if m.get("tool_calls"):
-                calls = ", ".join(f"{c['function']['name']}({c['function']['arguments']})" for c in m["tool_calls"])
-                content = (content + " " if content else "") + f"-> {calls}"
-            lines.append(f"{m['role']}: {content}")
-        return "\n".join(lines)
-
-    def close(self) -> None:
-        """Give the server back to the warm pool."""
-        core = getattr(self, "core", None)
-        if core is not None and core.live is not None:
-            run_sync(core.close())
 
     @property
     def tools(self) -> list[dict[str, Any]]:

@@ -1,0 +1,123 @@
+"""BFCL multi-turn: the whole base category replayed through the gym versus BFCL's direct executor.
+
+Both sides play BFCL's ground truth for all 200 ``multi_turn_base`` entries, each turn's calls
+in one step, and score the result with BFCL's ``multi_turn_checker``:
+
+- direct: BFCL's ``execute_multi_turn_func_call`` on the call strings, turn by turn (what BFCL's
+  inference loop runs), then the checker on the decoded calls; no MCP, no environment;
+- gym: ``gym.make("gym_mcp/BFCL-MultiTurn-v0")``: ``reset`` restores the entry's snapshot into
+  a warm in-process MCP server, each step's calls go over MCP to the live backends, a reply
+  ends the turn, and the last one scores the record with the same checker.
+
+Rounds alternate the two sides; the ratio is of medians (gym / direct), for the whole
+category and for the execution part alone (the checker's share, timed separately in the
+same round, subtracted from both).
+
+Run: ``python benchmarks/bench_bfcl.py [--repeats N] [--quick] [--out DIR]``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from typing import Any
+
+import gymnasium as gym
+from _common import base_parser, median, table, write_result
+
+import gym_mcp
+from gym_mcp.bfcl import entries, ground_truth, ground_truth_calls
+from gym_mcp.bfcl._score import check_decoded
+
+
+def _direct(items: list[tuple[dict[str, Any], list[list[str]], list[list[dict[str, Any]]]]]) -> tuple[float, float]:
+    """BFCL's executor on every entry, then its checker; returns (execute seconds, check seconds)."""
+    from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
+    from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_utils import execute_multi_turn_func_call
+
+    execute = check = 0.0
+    for e, truth, _ in items:
+        name = f"bench_{uuid.uuid4().hex}"
+        start = time.perf_counter()
+        for turn in truth:
+            if turn:
+                execute_multi_turn_func_call(turn, e["initial_config"], e["involved_classes"], name, e["id"])
+        middle = time.perf_counter()
+        result = check_decoded([[t] if t else [] for t in truth], e, truth)
+        check += time.perf_counter() - middle
+        execute += middle - start
+        assert result["valid"], e["id"]
+        for key in [k for k in vars(multi_turn_utils) if k.startswith(name)]:
+            del vars(multi_turn_utils)[key]
+    return execute, check
+
+
+def _gym(env: gym.Env, items: list[tuple[dict[str, Any], list[list[str]], list[list[dict[str, Any]]]]]) -> float:
+    """Every entry replayed through the environment (scored at its end); returns seconds."""
+    start = time.perf_counter()
+    for e, _, turns in items:
+        env.reset(options={"entry": e["id"]})
+        reward = 0.0
+        for calls in turns:
+            if calls:
+                env.step(calls)
+            _, reward, *_ = env.step("Done.")
+        assert reward == 1.0, e["id"]
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    args = base_parser(__doc__.splitlines()[0], repeats=5, quick_repeats=2).parse_args()
+    repeats = args.repeats or (2 if args.quick else 5)
+    all_entries = entries("base")[: 40 if args.quick else None]
+    items = []
+    for e in all_entries:
+        truth = ground_truth(e["id"])
+        items.append((e, truth, [ground_truth_calls(t, e["involved_classes"]) for t in truth]))
+    calls = sum(len(t) for _, truth, _ in items for t in truth)
+    env = gym.make(gym_mcp.BFCL_ID, category="base")
+    _gym(env, items[:5])  # warm: server started, snapshots cached
+    _direct(items[:5])
+    direct_exec, direct_check, gym_total = [], [], []
+    for _ in range(repeats):
+        execute, check = _direct(items)
+        direct_exec.append(execute)
+        direct_check.append(check)
+        gym_total.append(_gym(env, items))
+    env.close()
+    d_exec, d_check, g_total = median(direct_exec), median(direct_check), median(gym_total)
+    d_total = d_exec + d_check
+    g_exec = max(g_total - d_check, 1e-9)
+    rows = [
+        ["BFCL direct: execute", f"{d_exec:.3f}", f"{d_exec / calls * 1e3:.3f}"],
+        ["BFCL direct: checker", f"{d_check:.3f}", "-"],
+        ["BFCL direct: total", f"{d_total:.3f}", "-"],
+        ["gym replay (MCP, scored)", f"{g_total:.3f}", f"{g_exec / calls * 1e3:.3f}"],
+    ]
+    print(
+        table(
+            ["path", "seconds (median)", "ms per call (execution)"],
+            rows,
+            title=f"{len(items)} multi_turn_base entries, {calls} ground-truth calls, {repeats} rounds",
+        )
+    )
+    print(f"ratio gym / direct, whole category: {g_total / d_total:.1f}x")
+    print(f"ratio gym / direct, execution only (checker time taken out of both): {g_exec / d_exec:.1f}x")
+    result = {
+        "entries": len(items),
+        "calls": calls,
+        "repeats": repeats,
+        "direct_execute_s": direct_exec,
+        "direct_check_s": direct_check,
+        "gym_total_s": gym_total,
+        "ratio_total": g_total / d_total,
+        "ratio_execution": g_exec / d_exec,
+    }
+    path = write_result(args.out, "bench_bfcl", result)
+    print(f"wrote {path}")
+    print(json.dumps({"ratio_total": round(g_total / d_total, 2), "ratio_execution": round(g_exec / d_exec, 2)}))
+
+
+if __name__ == "__main__":
+    main()
