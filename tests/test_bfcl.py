@@ -340,3 +340,13 @@ def test_eval_suite_cli(tmp_path: Path) -> None:
         timeout=60,
     )
     assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "either --suite" in bad.stderr
+
+
+def test_example_script_runs() -> None:
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, str(root / "examples" / "bfcl_multi_turn.py")], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "tools listed: 16" in done.stdout and "tools listed: 18" in done.stdout
+    assert "reward: 1.0" in done.stdout and "-> reward: 0.0 first failing turn: 2" in done.stdout

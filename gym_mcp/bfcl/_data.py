@@ -132,7 +132,7 @@ def entry(entry_id: str) -> dict[str, Any]:
     Raises:
         ConfigError: No such entry.
     """
-    return copy.deepcopy(shared_entry(entry_id))
+    return copy.deepcopy(dict(shared_entry(entry_id)))
 
 
 def shared_entry(entry_id: str) -> Mapping[str, Any]:
