@@ -4,6 +4,7 @@
 
     gym-mcp servers list                                  bundled servers and their tool counts
     gym-mcp serve banking --transport http --port 8000    a live server for any MCP client
+    gym-mcp serve-bfcl multi_turn_base_0                  one BFCL entry's backends, for any MCP client
     gym-mcp envs add spec.toml                            check and save a third-party server spec
     gym-mcp synth banking -n 500 -o banking.jsonl         synthesize replay-verified tasks
     gym-mcp eval --env gym_mcp/Banking-v0 --tasks banking.jsonl --policy reference --policy random
@@ -56,6 +57,12 @@ def _build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=_port, default=8000, help="HTTP port (default 8000)")
     serve.add_argument("--db", default=None, help="SQLAlchemy database URL (default: a file named after the server)")
     serve.add_argument("--seed", type=int, default=0, help="seed of the generated data for a new database")
+
+    sb = sub.add_parser("serve-bfcl", help="serve one BFCL multi-turn entry's backends for any MCP client ([bfcl])")
+    sb.add_argument("entry", help="entry id, e.g. multi_turn_base_0")
+    sb.add_argument("--transport", choices=["stdio", "http"], default="stdio", help="MCP transport")
+    sb.add_argument("--host", default="127.0.0.1", help="HTTP interface to bind (default 127.0.0.1)")
+    sb.add_argument("--port", type=_port, default=8000, help="HTTP port (default 8000)")
 
     envs = sub.add_parser("envs", help="environments over third-party servers, from spec files")
     envs_sub = envs.add_subparsers(dest="envs_command", required=True, parser_class=_Parser)
@@ -336,6 +343,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return get_kit(args.name).serve(
                 transport=args.transport, db=args.db, seed=args.seed, host=args.host, port=args.port
             )
+        if args.command == "serve-bfcl":
+            from gym_mcp.bfcl import run_entry_server
+
+            return run_entry_server(args.entry, transport=args.transport, host=args.host, port=args.port)
         if args.command == "envs":
             return _envs(args)
         if args.command == "synth":

@@ -350,3 +350,41 @@ def test_example_script_runs() -> None:
     assert done.returncode == 0, done.stderr
     assert "tools listed: 16" in done.stdout and "tools listed: 18" in done.stdout
     assert "reward: 1.0" in done.stdout and "-> reward: 0.0 first failing turn: 2" in done.stdout
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_entry_server_runs_on_its_own(transport: str) -> None:
+    """`gym-mcp serve-bfcl` serves an entry's backends to a plain MCP client, as BFCL executes them."""
+    from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
+    from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_utils import execute_multi_turn_func_call
+
+    from gym_mcp import Launch, LiveConnection
+    from gym_mcp._runner import run_sync
+
+    e = entry("multi_turn_base_0")
+    command = [sys.executable, "-m", "gym_mcp.cli", "serve-bfcl", e["id"]]
+    if transport == "stdio":
+        launch = Launch("bfcl", "stdio", command=command)
+    else:
+        command += ["--transport", "http", "--port", "{port}"]
+        launch = Launch("bfcl", "http", command=command, url="http://127.0.0.1:{port}/mcp")
+    calls = [c for turn in _truth_calls(e) for c in turn]
+
+    async def play() -> tuple[list[str], list[str]]:
+        connection = LiveConnection(launch, call_timeout=30.0)
+        await connection.start()
+        try:
+            tools = [t.name for t in await connection.list_tools()]
+            outputs = [(await connection.call_tool(c["name"], c["arguments"])).text for c in calls]
+        finally:
+            await connection.close()
+        return tools, outputs
+
+    tools, outputs = run_sync(play())
+    assert tools == [f["name"] for f in e["function"]]
+    name = f"serve_{uuid.uuid4().hex}"
+    strings = [f"{c['name']}({','.join(f'{k}={v!r}' for k, v in c['arguments'].items())})" for c in calls]
+    expected, _ = execute_multi_turn_func_call(strings, e["initial_config"], e["involved_classes"], name, e["id"])
+    for key in [k for k in vars(multi_turn_utils) if k.startswith(name)]:
+        del vars(multi_turn_utils)[key]
+    assert outputs == expected

@@ -18,7 +18,7 @@ record of every attempted call is scored with BFCL's own decoder and ``multi_tur
 
 from __future__ import annotations
 
-from gym_mcp.bfcl._backend import BFCLSource, BFCLState, BFCLWorld, serve
+from gym_mcp.bfcl._backend import BFCLSource, BFCLState, BFCLWorld, run_entry_server, serve
 from gym_mcp.bfcl._data import (
     BFCL_VERSION,
     CATEGORIES,
@@ -57,6 +57,7 @@ __all__ = [
     "ground_truth_calls",
     "openai_tools",
     "require_bfcl",
+    "run_entry_server",
     "score",
     "serve",
 ]

@@ -31,10 +31,10 @@ from mcp.server.lowlevel import Server
 from gym_mcp._connection import Launch, LiveConnection
 from gym_mcp._live import LiveServer, ServerSource
 from gym_mcp._state import GroupDiff, Snapshot, StateBackend, StateDiff
-from gym_mcp.bfcl._data import backend_class, is_long_context, openai_tools, require_bfcl
+from gym_mcp.bfcl._data import backend_class, is_long_context, openai_tools, require_bfcl, shared_entry
 from gym_mcp.errors import StateError
 
-__all__ = ["BFCLSource", "BFCLState", "BFCLWorld", "serve"]
+__all__ = ["BFCLSource", "BFCLState", "BFCLWorld", "run_entry_server", "serve"]
 
 
 class _QuietUnlisted(logging.Filter):
@@ -200,6 +200,46 @@ def serve(world: BFCLWorld, name: str = "bfcl") -> Server[Any]:
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+
+
+def run_entry_server(entry_id: str, *, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000) -> int:
+    """Serve one entry's backends, at its initial state, to any MCP client until the transport closes.
+
+    The server lists the functions the entry starts with (a ``miss_func`` entry's held-out
+    ones are callable, as in BFCL, but not listed) and executes calls as `BFCLWorld.execute`.
+
+    Args:
+        entry_id: E.g. ``"multi_turn_base_0"``.
+        transport: ``"stdio"`` or ``"http"`` (streamable HTTP at ``/mcp``).
+        host: Interface to bind for HTTP (loopback unless told otherwise).
+        port: Port for HTTP.
+
+    Returns:
+        The process exit status.
+    """
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    e = shared_entry(entry_id)
+    world = BFCLWorld(e["involved_classes"])
+    world.load(e["initial_config"], e["function"], long_context=is_long_context(entry_id))
+    server = serve(world, f"bfcl-{entry_id}")
+    if transport == "stdio":
+
+        async def run_stdio() -> None:
+            async with stdio_server() as (read, write):
+                await server.run(read, write, server.create_initialization_options())
+
+        anyio.run(run_stdio)
+        return 0
+    import sys
+
+    import uvicorn
+
+    print(f"bfcl-{entry_id}: serving MCP at http://{host}:{port}/mcp", file=sys.stderr, flush=True)
+    app = server.streamable_http_app(json_response=True, host=host)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+    return 0
 
 
 # ---------------------------------------------------------------------------------------------
