@@ -388,3 +388,22 @@ def test_entry_server_runs_on_its_own(transport: str) -> None:
     for key in [k for k in vars(multi_turn_utils) if k.startswith(name)]:
         del vars(multi_turn_utils)[key]
     assert outputs == expected
+
+
+def test_state_fingerprint_diff_and_exact_reset() -> None:
+    env = gym.make(gym_mcp.BFCL_ID, category="base", entry="multi_turn_base_0")
+    try:
+        env.reset()
+        state = env.unwrapped.core.state
+        start, start_print = state.snapshot(), state.fingerprint()
+        env.step({"name": "cd", "arguments": {"folder": "document"}})
+        env.step({"name": "mkdir", "arguments": {"dir_name": "temp"}})
+        after = state.snapshot()
+        assert state.fingerprint() != start_print
+        diff = state.diff(start, after)
+        assert set(diff.groups) == {"GorillaFileSystem"} and diff.summary().startswith("GorillaFileSystem: +0 -0 ~")
+        assert state.fingerprint_of(start) == start_print
+        env.reset()  # the next episode starts from the exact initial state again
+        assert state.fingerprint() == start_print and state.snapshot().digest == start.digest
+    finally:
+        env.close()
