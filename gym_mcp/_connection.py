@@ -482,6 +482,19 @@ class LiveConnection:
 
     # -- calls ----------------------------------------------------------------------------
 
+    async def start_and_list(self) -> list[Tool]:
+        """Start the server and list its tools; on any failure the connection is closed first.
+
+        Raises:
+            ServerStartError: The server could not be started or reached.
+        """
+        try:
+            await self.start()
+            return await self.list_tools()
+        except BaseException:
+            await self.close()
+            raise
+
     async def list_tools(self) -> list[Tool]:
         """The server's tools, all pages, fetched fresh (never cached)."""
         await self.ensure_alive()

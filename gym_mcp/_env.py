@@ -105,6 +105,35 @@ def _coerce_tasks(tasks: TaskSource, server: str) -> list[Task]:
     return out
 
 
+def episode_rng(
+    current: np.random.Generator, *, seed: int | None, rng: np.random.Generator | None
+) -> np.random.Generator:
+    """The generator an episode draws from: the one passed in, a new one from ``seed``, or ``current``."""
+    if rng is not None:
+        return rng
+    return seeding.np_random(seed)[0] if seed is not None else current
+
+
+def rng_from_state(state: Mapping[str, Any]) -> np.random.Generator:
+    """A generator continuing exactly from a saved ``bit_generator.state``."""
+    rng = np.random.Generator(np.random.PCG64())
+    rng.bit_generator.state = copy.deepcopy(dict(state))
+    return rng
+
+
+def reject_action(
+    parsed: ParsedAction, messages: list[dict[str, Any]], calls: list[CallRecord], counters: dict[str, int], step: int
+) -> str:
+    """Log an action that tried to call tools but could not be read; returns the error observation."""
+    counters["invalid_calls"] += len(parsed.errors)
+    text = "Error: " + "; ".join(parsed.errors)
+    messages.append({"role": "assistant", "content": parsed.text or None})
+    messages.append({"role": "user", "content": text})
+    for err in parsed.errors:
+        calls.append(CallRecord("", None, f"Error: {err}", "invalid", step))
+    return text
+
+
 _REFERENCE_FINGERPRINTS: dict[tuple[str, int, str], str] = {}
 
 
@@ -274,10 +303,7 @@ class AsyncMCPEnv:
         Returns:
             The instruction and the info dict (``tools``, ``messages``, counters).
         """
-        if rng is not None:
-            self.np_random = rng
-        elif seed is not None:
-            self.np_random = seeding.np_random(seed)[0]
+        self.np_random = episode_rng(self.np_random, seed=seed, rng=rng)
         task = self._choose_task(options or {})
         self._reset_episode(task)
         live = await self._ensure_live()
@@ -323,7 +349,7 @@ class AsyncMCPEnv:
             observation = await self._run_calls(parsed)
             terminated = False
         elif parsed.errors:
-            observation = self._reject(parsed)
+            observation = reject_action(parsed, self.messages, self.calls, self.counters, self.steps)
             terminated = False
         else:
             self.final_answer = parsed.text
@@ -383,16 +409,6 @@ class AsyncMCPEnv:
 
     def _parse(self, action: Any) -> ParsedAction:
         return parse_action(action, self.parser, self.config.max_action_chars)
-
-    def _reject(self, parsed: ParsedAction) -> str:
-        """An action that tried to call tools but could not be read."""
-        self.counters["invalid_calls"] += len(parsed.errors)
-        text = "Error: " + "; ".join(parsed.errors)
-        self.messages.append({"role": "assistant", "content": parsed.text or None})
-        self.messages.append({"role": "user", "content": text})
-        for err in parsed.errors:
-            self.calls.append(CallRecord("", None, f"Error: {err}", "invalid", self.steps))
-        return text
 
     async def _run_calls(self, parsed: ParsedAction) -> str:
         calls = list(parsed.calls)
@@ -509,8 +525,7 @@ class AsyncMCPEnv:
         self.final_answer = snap.final_answer
         self.initial_fingerprint = snap.initial_fingerprint
         if snap.rng_state is not None:
-            self.np_random = np.random.Generator(np.random.PCG64())
-            self.np_random.bit_generator.state = copy.deepcopy(dict(snap.rng_state))
+            self.np_random = rng_from_state(snap.rng_state)
 
     def _clone_empty(self) -> AsyncMCPEnv:
         return AsyncMCPEnv(

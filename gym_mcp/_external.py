@@ -177,10 +177,8 @@ class ExternalSource(ServerSource):
             raise
         connection = LiveConnection(launch, call_timeout=call_timeout, startup_timeout=self.startup_timeout)
         try:
-            await connection.start()
-            tools = await connection.list_tools()
+            tools = await connection.start_and_list()
         except BaseException:
-            await connection.close()
             if not self.shared:
                 state.close()
             shutil.rmtree(workdir, ignore_errors=True)

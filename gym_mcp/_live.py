@@ -244,10 +244,8 @@ class BundledSource(ServerSource):
             )
         connection = LiveConnection(launch, call_timeout=call_timeout)
         try:
-            await connection.start()
-            tools = await connection.list_tools()
+            tools = await connection.start_and_list()
         except BaseException:
-            await connection.close()
             state.close()
             if workdir is not None:
                 shutil.rmtree(workdir, ignore_errors=True)

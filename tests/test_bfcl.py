@@ -147,61 +147,69 @@ def test_corrupted_trajectories_get_the_checkers_verdict(envs: dict[str, gym.Env
     assert zeros >= compared * 0.8  # a dropped or altered call almost always fails
 
 
-def test_observations_are_bfcls_execution_results() -> None:
-    """Every tool result the agent sees is the string BFCL's executor returns for the same call."""
+def _bfcl_results(e: dict[str, Any], calls: list[dict[str, Any]]) -> list[str]:
+    """What BFCL's own executor returns for these calls, in order, from the entry's initial state."""
     from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
     from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_utils import execute_multi_turn_func_call
     from bfcl_eval.model_handler.utils import convert_to_function_call
 
+    name = f"expect_{uuid.uuid4().hex}"
+    strings = [convert_to_function_call([{c["name"]: json.dumps(c["arguments"])}])[0] for c in calls]
+    try:
+        results, _ = execute_multi_turn_func_call(strings, e["initial_config"], e["involved_classes"], name, e["id"])
+    finally:
+        for key in [k for k in vars(multi_turn_utils) if k.startswith(name)]:
+            del vars(multi_turn_utils)[key]
+    return list(results)
+
+
+def _step_each(env: gym.Env, calls: list[dict[str, Any]]) -> list[str]:
+    """One call per step: the observations are the calls' results."""
+    return [env.step(call)[0] for call in calls]
+
+
+def test_observations_are_bfcls_execution_results() -> None:
+    """Every tool result the agent sees is the string BFCL's executor returns for the same call."""
     env = gym.make(gym_mcp.BFCL_ID, category="base")
     checked = 0
     try:
         for e in entries("base")[::4]:
-            _, info = env.reset(options={"entry": e["id"]})
-            name = f"obs_{uuid.uuid4().hex}"
-            for turn in _truth_calls(e):
-                for call in turn:
-                    obs, *_ = env.step(call)  # one call per step: the observation is its result
-                    string = convert_to_function_call([{call["name"]: json.dumps(call["arguments"])}])
-                    expected, _ = execute_multi_turn_func_call(
-                        string, e["initial_config"], e["involved_classes"], name, e["id"]
-                    )
-                    assert obs == expected[0], (e["id"], call)
-                    checked += 1
-                env.step("Done.")
-            for key in [k for k in vars(multi_turn_utils) if k.startswith(name)]:
-                del vars(multi_turn_utils)[key]
+            env.reset(options={"entry": e["id"]})
+            calls = [c for turn in _truth_calls(e) for c in turn]
+            assert _step_each(env, calls) == _bfcl_results(e, calls), e["id"]
+            checked += len(calls)
     finally:
         env.close()
     assert checked > 100
 
 
 def test_arguments_reach_the_backend_untouched() -> None:
-    env = gym.make(gym_mcp.BFCL_ID, category="base", entry="multi_turn_base_0")
+    e = entry("multi_turn_base_0")
+    calls = [
+        {"name": "cd", "arguments": {"folder": "document", "force": True}},  # unknown keyword: not dropped
+        {"name": "cd", "arguments": {"folder": "[1, 2]"}},  # a JSON-looking string stays a string
+        {"name": "mkdir", "arguments": {"dir_name": 5}},  # a wrong type is not coerced to the schema's string
+    ]
+    env = gym.make(gym_mcp.BFCL_ID, category="base", entry=e["id"])
     try:
-        obs, info = env.reset()
-        assert "document" in obs or "final_report" in obs
-        # An unknown keyword is not dropped: the backend rejects it, as in BFCL.
-        obs, *_ = env.step({"name": "cd", "arguments": {"folder": "document", "force": True}})
-        assert obs.startswith("Error during execution:") and "force" in obs
-        # A JSON string that looks like a list stays a string; it names no folder.
-        obs, *_ = env.step({"name": "cd", "arguments": {"folder": "[1, 2]"}})
-        assert "[1, 2]" in obs
-        # A wrong type is not coerced to the schema's string either: the backend gets the int.
-        obs, *_ = env.step({"name": "mkdir", "arguments": {"dir_name": 5}})
-        assert obs == "Error during execution: argument of type 'int' is not iterable"
+        env.reset()
+        observed = _step_each(env, calls)
     finally:
         env.close()
-    math_entry = next(e for e in entries("base") if "MathAPI" in e["involved_classes"])
+    assert observed == _bfcl_results(e, calls)
+    assert observed[0].startswith("Error during execution:") and "force" in observed[0]
+    assert observed[2] == "Error during execution: argument of type 'int' is not iterable"
+    math_entry = next(x for x in entries("base") if "MathAPI" in x["involved_classes"])
     env = gym.make(gym_mcp.BFCL_ID, category="base", entry=math_entry["id"])
     try:
         env.reset()
-        obs, *_ = env.step({"name": "add", "arguments": {"a": 2, "b": 3}})
-        assert json.loads(obs) == {"result": 5} and obs == json.dumps({"result": 5})  # ints stay ints
-        obs, *_ = env.step({"name": "add", "arguments": {"a": 2.0, "b": 3}})
-        assert obs == json.dumps({"result": 5.0})
+        ints, floats = _step_each(
+            env, [{"name": "add", "arguments": {"a": 2, "b": 3}}, {"name": "add", "arguments": {"a": 2.0, "b": 3}}]
+        )
     finally:
         env.close()
+    assert ints == json.dumps({"result": 5})  # ints stay ints
+    assert floats == json.dumps({"result": 5.0})
 
 
 def test_tools_are_bfcls_schemas_and_change_when_bfcl_reveals_functions() -> None:
@@ -355,9 +363,6 @@ def test_example_script_runs() -> None:
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 def test_entry_server_runs_on_its_own(transport: str) -> None:
     """`gym-mcp serve-bfcl` serves an entry's backends to a plain MCP client, as BFCL executes them."""
-    from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
-    from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_utils import execute_multi_turn_func_call
-
     from gym_mcp import Launch, LiveConnection
     from gym_mcp._runner import run_sync
 
@@ -382,12 +387,7 @@ def test_entry_server_runs_on_its_own(transport: str) -> None:
 
     tools, outputs = run_sync(play())
     assert tools == [f["name"] for f in e["function"]]
-    name = f"serve_{uuid.uuid4().hex}"
-    strings = [f"{c['name']}({','.join(f'{k}={v!r}' for k, v in c['arguments'].items())})" for c in calls]
-    expected, _ = execute_multi_turn_func_call(strings, e["initial_config"], e["involved_classes"], name, e["id"])
-    for key in [k for k in vars(multi_turn_utils) if k.startswith(name)]:
-        del vars(multi_turn_utils)[key]
-    assert outputs == expected
+    assert outputs == _bfcl_results(e, calls)
 
 
 def test_state_fingerprint_diff_and_exact_reset() -> None:

@@ -374,10 +374,5 @@ class BFCLSource(ServerSource):
         world = BFCLWorld(self.classes)
         launch = Launch(self.name, "inprocess", server_factory=lambda: serve(world, self.name))
         connection = LiveConnection(launch, call_timeout=call_timeout)
-        try:
-            await connection.start()
-            tools = await connection.list_tools()
-        except BaseException:
-            await connection.close()
-            raise
+        tools = await connection.start_and_list()
         return LiveServer.single(connection, BFCLState(world), tools, self.key, None)

@@ -166,25 +166,18 @@ def openai_tools(functions: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]
     """BFCL function docs as OpenAI tools, converted by BFCL's own `convert_to_tool`.
 
     The result is what BFCL's OpenAI function-calling handler sends; the ``response`` field
-    (a return-value description that is not part of the OpenAI schema) is kept out.
+    (a return-value description that is not part of the OpenAI schema) is kept out. The docs
+    are not changed (`convert_to_tool` works on a deep copy).
     """
-    key = tuple((f["name"], f["description"]) for f in functions)
-    cached = _converted.get(key)
-    if cached is None:
-        require_bfcl()
-        from bfcl_eval.constants.enums import ModelStyle
-        from bfcl_eval.constants.type_mappings import GORILLA_TO_OPENAPI
-        from bfcl_eval.model_handler.utils import convert_to_tool
+    require_bfcl()
+    from bfcl_eval.constants.enums import ModelStyle
+    from bfcl_eval.constants.type_mappings import GORILLA_TO_OPENAPI
+    from bfcl_eval.model_handler.utils import convert_to_tool
 
-        cached = convert_to_tool(list(functions), GORILLA_TO_OPENAPI, ModelStyle.OPENAI_COMPLETIONS)
-        for tool in cached:
-            tool["function"].pop("response", None)
-        _converted[key] = cached
-    return copy.deepcopy(cached)
-
-
-_converted: dict[tuple[tuple[str, str], ...], list[dict[str, Any]]] = {}
-"""Converted tool lists by their docs' names and descriptions (BFCL's docs are fixed per name)."""
+    tools: list[dict[str, Any]] = convert_to_tool(list(functions), GORILLA_TO_OPENAPI, ModelStyle.OPENAI_COMPLETIONS)
+    for tool in tools:
+        tool["function"].pop("response", None)
+    return tools
 
 
 @functools.cache

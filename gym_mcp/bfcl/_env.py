@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from gymnasium.utils import seeding
 
-from gym_mcp._env import CoreDrivenEnv
+from gym_mcp._env import CoreDrivenEnv, episode_rng, reject_action, rng_from_state
 from gym_mcp._live import LiveServer, ServerPool, get_pool
 from gym_mcp._runner import run_sync
 from gym_mcp._schema import openai_tools as mcp_to_openai
@@ -251,10 +251,7 @@ class AsyncBFCLEnv:
             options: ``{"entry": id}`` or ``{"task_id": id}`` picks the entry.
             rng: Generator to draw the entry from (the sync wrapper passes its own).
         """
-        if rng is not None:
-            self.np_random = rng
-        elif seed is not None:
-            self.np_random = seeding.np_random(seed)[0]
+        self.np_random = episode_rng(self.np_random, seed=seed, rng=rng)
         options = options or {}
         wanted = options.get("entry", options.get("task_id"))
         if wanted is not None:
@@ -304,7 +301,7 @@ class AsyncBFCLEnv:
             self.steps_in_turn += 1
             truncated = self.steps_in_turn > self.max_steps_per_turn  # BFCL: count > MAXIMUM_STEP_LIMIT
         elif parsed.errors:
-            observation = self._reject(parsed)
+            observation = reject_action(parsed, self.messages, self.calls, self.counters, self.steps)
             self.steps_in_turn += 1
             truncated = self.steps_in_turn > self.max_steps_per_turn
         else:
@@ -381,15 +378,6 @@ class AsyncBFCLEnv:
             return outputs[0][1]
         return "\n".join(f"[{name}] {out}" for name, out in outputs)
 
-    def _reject(self, parsed: ParsedAction) -> str:
-        self.counters["invalid_calls"] += len(parsed.errors)
-        text = "Error: " + "; ".join(parsed.errors)
-        self.messages.append({"role": "assistant", "content": parsed.text or None})
-        self.messages.append({"role": "user", "content": text})
-        for err in parsed.errors:
-            self.calls.append(CallRecord("", None, f"Error: {err}", "invalid", self.steps))
-        return text
-
     # -- snapshots and forks ---------------------------------------------------------------------
 
     async def snapshot(self) -> BFCLEpisodeSnapshot:
@@ -427,8 +415,7 @@ class AsyncBFCLEnv:
         self.final_answer = snap.final_answer
         self.verdict = snap.verdict
         if snap.rng_state is not None:
-            self.np_random = np.random.Generator(np.random.PCG64())
-            self.np_random.bit_generator.state = copy.deepcopy(dict(snap.rng_state))
+            self.np_random = rng_from_state(snap.rng_state)
         await self._refresh_tools()
 
     async def fork(self, n: int) -> list[AsyncBFCLEnv]:
