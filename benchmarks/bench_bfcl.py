@@ -28,7 +28,7 @@ from _common import base_parser, median, table, write_result
 
 import gym_mcp
 from gym_mcp.bfcl import entries, ground_truth, ground_truth_calls
-from gym_mcp.bfcl._score import check_decoded
+from gym_mcp.bfcl.score import check_decoded
 
 
 def _direct(items: list[tuple[dict[str, Any], list[list[str]], list[list[dict[str, Any]]]]]) -> tuple[float, float]:

@@ -7,7 +7,7 @@ For each transport (inprocess, stdio, http) this times, in interleaved batches:
   to back, so the loop and worker threads never go to sleep between them.
 - ``raw (a) in loop, 1 ms idle before``: the same, with an untimed idle millisecond before each
   call, as a sync caller has between steps: the cost of waking idle threads.
-- ``raw (b)``: the same raw call driven from the main thread through `gym_mcp._runner.run_sync`,
+- ``raw (b)``: the same raw call driven from the main thread through `gym_mcp.live.runner.run_sync`,
   the sync bridge `MCPEnv` uses: the floor for any sync caller.
 - ``run_sync(noop)``: the bridge alone (a coroutine that returns at once).
 - ``LiveConnection.call_tool``: the env's own connection, timed inside the loop.
@@ -60,7 +60,7 @@ from mcp import StdioServerParameters
 
 import gym_mcp
 from gym_mcp import BundledSource, SQLiteState
-from gym_mcp._runner import run_sync
+from gym_mcp.live.runner import run_sync
 
 DESCRIPTION = "Step overhead: env.step of one tool call versus a raw MCP call, per transport."
 

@@ -14,7 +14,8 @@ import argparse
 import gymnasium as gym
 
 import gym_mcp  # noqa: F401 - registers the environments
-from gym_mcp.local_model import LocalModel, render_prompt
+from gym_mcp.policies.local import LocalModel
+from gym_mcp.policies.prompt import render_prompt
 from gym_mcp.tasks import load_tasks
 from gym_mcp.train.data import compact_tools
 

@@ -7,34 +7,70 @@ Importing the package registers one environment per bundled server::
 
     env = gym.make("gym_mcp/Banking-v0", transport="stdio", tasks="tasks.jsonl")
     obs, info = env.reset(seed=0)
+
+The names below are re-exported lazily (PEP 562): ``import gym_mcp`` loads none of the
+environment, reward or state code until a name is used, and a bundled server process
+(``python -m gym_mcp.servers.<name>``) skips the Gymnasium registration altogether, so it
+imports only mcp, SQLAlchemy and its own package.
+
+The rooms of the house (one subpackage per concept; see ``docs/architecture.md``):
+`gym_mcp.state` (snapshots and diffs), `gym_mcp.live` (connections, pool, server sources,
+specs), `gym_mcp.env` (the episode core and its faces), `gym_mcp.actions` (parsing and argument
+checks), `gym_mcp.tasks`, `gym_mcp.rewards`, `gym_mcp.policies`, `gym_mcp.evaluation`,
+`gym_mcp.wrappers`, `gym_mcp.cli`, `gym_mcp.bfcl`; bundled servers in `gym_mcp.servers`, task
+synthesis in `gym_mcp.synth`, training in `gym_mcp.train`.
 """
 
 from __future__ import annotations
 
-import gymnasium as gym
-
-from gym_mcp._connection import Launch, LiveConnection, ToolResult, free_port
-from gym_mcp._env import AsyncMCPEnv, EnvConfig, EpisodeSnapshot, MCPEnv
-from gym_mcp._external import ComposedSource, ExternalSource, NullState
-from gym_mcp._live import BundledSource, LiveServer, ServerPool, ServerSource, get_pool
-from gym_mcp._spaces import UnicodeText
-from gym_mcp._state import (
-    CompositeState,
-    DirectoryState,
-    GroupDiff,
-    JSONFileState,
-    Snapshot,
-    SQLiteState,
-    StateBackend,
-    StateDiff,
-)
-from gym_mcp.errors import GymMCPError
-from gym_mcp.parsing import ParsedAction, ToolCall
-from gym_mcp.rewards import CallRecord, Episode, RewardFn, state_match
-from gym_mcp.spec import ServerSpec, load_spec, make_external_env
-from gym_mcp.tasks import Task, load_tasks, save_tasks
+import importlib
+import sys
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+# name -> the module that defines it
+_EXPORTS: dict[str, str] = {
+    "AsyncMCPEnv": "gym_mcp.env.mcp",
+    "BundledSource": "gym_mcp.live.sources",
+    "CallRecord": "gym_mcp.rewards.episode",
+    "ComposedSource": "gym_mcp.live.sources",
+    "CompositeState": "gym_mcp.state.composite",
+    "DirectoryState": "gym_mcp.state.directory",
+    "EnvConfig": "gym_mcp.env.config",
+    "Episode": "gym_mcp.rewards.episode",
+    "EpisodeSnapshot": "gym_mcp.env.core",
+    "ExternalSource": "gym_mcp.live.sources",
+    "GroupDiff": "gym_mcp.state.base",
+    "GymMCPError": "gym_mcp.errors",
+    "JSONFileState": "gym_mcp.state.jsonfile",
+    "Launch": "gym_mcp.live.connection",
+    "LiveConnection": "gym_mcp.live.connection",
+    "LiveServer": "gym_mcp.live.server",
+    "MCPEnv": "gym_mcp.env.mcp",
+    "NullState": "gym_mcp.state.null",
+    "ParsedAction": "gym_mcp.actions.parsing",
+    "RewardFn": "gym_mcp.rewards.episode",
+    "SQLiteState": "gym_mcp.state.sqlite",
+    "ServerPool": "gym_mcp.live.pool",
+    "ServerSource": "gym_mcp.live.server",
+    "ServerSpec": "gym_mcp.live.spec",
+    "Snapshot": "gym_mcp.state.base",
+    "StateBackend": "gym_mcp.state.base",
+    "StateDiff": "gym_mcp.state.base",
+    "Task": "gym_mcp.tasks.task",
+    "ToolCall": "gym_mcp.actions.parsing",
+    "ToolResult": "gym_mcp.live.connection",
+    "UnicodeText": "gym_mcp.env.spaces",
+    "free_port": "gym_mcp.live.connection",
+    "get_pool": "gym_mcp.live.pool",
+    "load_spec": "gym_mcp.live.spec",
+    "load_tasks": "gym_mcp.tasks.task",
+    "make_external_env": "gym_mcp.env.external",
+    "replay": "gym_mcp.tasks.replay",
+    "save_tasks": "gym_mcp.tasks.task",
+    "state_match": "gym_mcp.rewards.outcome",
+}
 
 __all__ = [
     "BFCL_ID",
@@ -78,9 +114,33 @@ __all__ = [
     "load_spec",
     "load_tasks",
     "make_external_env",
+    "register_envs",
+    "replay",
     "save_tasks",
     "state_match",
 ]
+
+EXTERNAL_ID = "gym_mcp/External-v0"
+"""Id of the generic environment over any MCP server (``command=``, ``url=``, ``spec=``, ``servers=``)."""
+
+BFCL_ID = "gym_mcp/BFCL-MultiTurn-v0"
+"""Id of the BFCL v3 multi-turn environment (``category=``, ``entry=``; see `gym_mcp.bfcl`)."""
+
+ENV_IDS: list[str] = []
+"""Ids of the registered bundled environments."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'gym_mcp' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip this hook
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
 
 
 def env_id(server: str) -> str:
@@ -88,33 +148,66 @@ def env_id(server: str) -> str:
     return f"gym_mcp/{server.capitalize()}-v0"
 
 
-def _register() -> list[str]:
+def _server_process() -> bool:
+    """True in a process started as ``python -m gym_mcp.servers.<name>`` (a bundled server)."""
+    argv = list(getattr(sys, "orig_argv", ()))
+    if "-m" not in argv[:-1]:
+        return False
+    return argv[argv.index("-m") + 1].startswith("gym_mcp.servers")
+
+
+def register_envs() -> list[str]:
+    """Register the bundled, External, BFCL and saved-spec environments with Gymnasium.
+
+    ``import gym_mcp`` calls it (except in a bundled server's own process); calling it again
+    registers specs saved since. Returns the bundled environments' ids.
+    """
+    import gymnasium as gym
+
+    from gym_mcp.live.spec import env_name, saved_specs
     from gym_mcp.servers import BUNDLED
-    from gym_mcp.spec import env_name, saved_specs
 
     ids = []
     for name in BUNDLED:
         eid = env_id(name)
         if eid not in gym.registry:
-            gym.register(id=eid, entry_point="gym_mcp._env:MCPEnv", kwargs={"server": name})
+            gym.register(id=eid, entry_point="gym_mcp.env.mcp:MCPEnv", kwargs={"server": name})
         ids.append(eid)
     if EXTERNAL_ID not in gym.registry:
-        gym.register(id=EXTERNAL_ID, entry_point="gym_mcp.spec:make_external_env")
+        gym.register(id=EXTERNAL_ID, entry_point="gym_mcp.env.external:make_external_env")
     if BFCL_ID not in gym.registry:  # needs the [bfcl] extra; nothing of BFCL is imported until made
-        gym.register(id=BFCL_ID, entry_point="gym_mcp.bfcl._env:BFCLMultiTurnEnv")
+        gym.register(id=BFCL_ID, entry_point="gym_mcp.bfcl.env:BFCLMultiTurnEnv")
     for name, path in saved_specs().items():  # specs saved with `gym-mcp envs add`
         eid = env_name(name)
         if eid not in gym.registry:
-            gym.register(id=eid, entry_point="gym_mcp.spec:make_external_env", kwargs={"spec": str(path)})
+            gym.register(id=eid, entry_point="gym_mcp.env.external:make_external_env", kwargs={"spec": str(path)})
+    ENV_IDS[:] = ids
     return ids
 
 
-EXTERNAL_ID = "gym_mcp/External-v0"
-"""Id of the generic environment over any MCP server (``command=``, ``url=``, ``spec=``, ``servers=``)."""
+if TYPE_CHECKING:  # for type checkers and IDEs: the lazy names, imported eagerly
+    from gym_mcp.actions.parsing import ParsedAction, ToolCall
+    from gym_mcp.env.config import EnvConfig
+    from gym_mcp.env.core import EpisodeSnapshot
+    from gym_mcp.env.external import make_external_env
+    from gym_mcp.env.mcp import AsyncMCPEnv, MCPEnv
+    from gym_mcp.env.spaces import UnicodeText
+    from gym_mcp.errors import GymMCPError
+    from gym_mcp.live.connection import Launch, LiveConnection, ToolResult, free_port
+    from gym_mcp.live.pool import ServerPool, get_pool
+    from gym_mcp.live.server import LiveServer, ServerSource
+    from gym_mcp.live.sources import BundledSource, ComposedSource, ExternalSource
+    from gym_mcp.live.spec import ServerSpec, load_spec
+    from gym_mcp.rewards.episode import CallRecord, Episode, RewardFn
+    from gym_mcp.rewards.outcome import state_match
+    from gym_mcp.state.base import GroupDiff, Snapshot, StateBackend, StateDiff
+    from gym_mcp.state.composite import CompositeState
+    from gym_mcp.state.directory import DirectoryState
+    from gym_mcp.state.jsonfile import JSONFileState
+    from gym_mcp.state.null import NullState
+    from gym_mcp.state.sqlite import SQLiteState
+    from gym_mcp.tasks.replay import replay
+    from gym_mcp.tasks.task import Task, load_tasks, save_tasks
 
-
-BFCL_ID = "gym_mcp/BFCL-MultiTurn-v0"
-"""Id of the BFCL v3 multi-turn environment (``category=``, ``entry=``; see `gym_mcp.bfcl`)."""
-
-ENV_IDS: list[str] = _register()
-"""Ids of the registered bundled environments."""
+if not _server_process():
+    register_envs()

@@ -11,7 +11,10 @@ Every exception the library raises on purpose derives from `GymMCPError`, so one
     │   ├── ServerCrashedError  the server died and could not be brought back
     │   └── ToolTimeoutError    a tool call ran past its timeout
     ├── StateError              a snapshot, restore or diff failed
-    └── TaskError               a task is malformed or does not fit its environment
+    ├── TaskError               a task is malformed or does not fit its environment
+    ├── SynthError              task synthesis could not produce what was asked
+    ├── EndpointError           an OpenAI-compatible endpoint is unreachable or answers wrongly
+    └── DependencyMissing       an optional dependency is not installed (names the extra)
 
 What an *agent* does wrong (bad JSON, an unknown tool, wrong argument types) is never an
 exception: the environment turns it into an error observation the agent can read.
@@ -21,11 +24,14 @@ from __future__ import annotations
 
 __all__ = [
     "ConfigError",
+    "DependencyMissing",
+    "EndpointError",
     "GymMCPError",
     "ServerCrashedError",
     "ServerError",
     "ServerStartError",
     "StateError",
+    "SynthError",
     "TaskError",
     "ToolTimeoutError",
     "UnknownServerError",
@@ -66,3 +72,24 @@ class StateError(GymMCPError):
 
 class TaskError(GymMCPError):
     """A task is malformed or does not fit its environment."""
+
+
+class SynthError(GymMCPError):
+    """Task synthesis could not produce what was asked (no usable tools, too few tasks, ...)."""
+
+
+class EndpointError(GymMCPError):
+    """An OpenAI-compatible endpoint is unreachable, fails after retries, or answers malformed."""
+
+
+class DependencyMissing(GymMCPError):
+    """An optional dependency is not installed; the message says what to install.
+
+    Args:
+        message: What needs what, and the command that installs it.
+        extra: The gym-mcp extra that installs it (``"train"``, ``"bfcl"``), if there is one.
+    """
+
+    def __init__(self, message: str, *, extra: str | None = None) -> None:
+        super().__init__(message)
+        self.extra = extra

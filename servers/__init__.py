@@ -1,8 +1,17 @@
 """The bundled, stateful MCP servers (importable as ``gym_mcp.servers``).
 
-Each server is a package holding a `ServerKit` named ``kit``: ``models.py`` (SQLAlchemy data
-model), ``data.py`` (deterministic seed data), ``tools.py`` (the tools). Every one runs on its
-own for any MCP client: ``python -m gym_mcp.servers.banking --transport http``.
+``kit/`` is what they share: `ServerKit` (tools to a live MCP server, sessions, the command
+line), the tool helpers (id lookups with hints, new ids, bounds, dates, money) and the column
+helpers; its docstring says how to write a server. Each server is a package holding a
+`ServerKit` named ``kit``:
+
+* ``models.py``: the SQLAlchemy data model;
+* ``data.py``: the deterministic seed data;
+* ``tools/``: ``common.py`` creates the kit and holds what the tools share (lookups, business
+  rules, result shapes), and one module per area (e.g. ``banking/tools/cards.py``) declares
+  its tools; ``tools/__init__.py`` imports the areas in the order the model sees the tools.
+
+Every one runs on its own for any MCP client: ``python -m gym_mcp.servers.banking --transport http``.
 """
 
 from __future__ import annotations

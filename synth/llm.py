@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
-
-import httpx
 
 from gym_mcp.errors import ConfigError
+from gym_mcp.policies.chat import ChatClient
 
 __all__ = ["ChatEndpoint"]
 
@@ -24,9 +22,8 @@ _PROMPT = (
 )
 
 
-@dataclass
 class ChatEndpoint:
-    """An OpenAI-compatible ``/chat/completions`` endpoint.
+    """An OpenAI-compatible ``/chat/completions`` endpoint (over the project's one `ChatClient`).
 
     Args:
         url: Base URL, e.g. ``http://127.0.0.1:8000/v1``.
@@ -35,31 +32,21 @@ class ChatEndpoint:
         timeout: Seconds per request.
     """
 
-    url: str
-    model: str = "default"
-    api_key: str | None = None
-    timeout: float = 60.0
-
-    def __post_init__(self) -> None:
-        if not self.url.startswith(("http://", "https://")):
-            raise ConfigError(f"LLM endpoint must be an http(s) URL, got {self.url!r}")
-        self._client = httpx.Client(timeout=self.timeout)
+    def __init__(self, url: str, model: str = "default", api_key: str | None = None, timeout: float = 60.0) -> None:
+        if not url.startswith(("http://", "https://")):
+            raise ConfigError(f"LLM endpoint must be an http(s) URL, got {url!r}")
+        self.url = url
+        self.model = model
+        self._client = ChatClient(url, api_key=api_key or os.environ.get("OPENAI_API_KEY"), timeout=timeout)
 
     def complete(self, prompt: str) -> str:
         """One chat completion (temperature 0).
 
         Raises:
-            ConfigError: The endpoint cannot be reached or answers with an error.
+            EndpointError: The endpoint cannot be reached or answers with an error.
         """
-        key = self.api_key or os.environ.get("OPENAI_API_KEY")
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
         body = {"model": self.model, "temperature": 0, "messages": [{"role": "user", "content": prompt}]}
-        try:
-            response = self._client.post(self.url.rstrip("/") + "/chat/completions", json=body, headers=headers)
-            response.raise_for_status()
-            return str(response.json()["choices"][0]["message"]["content"]).strip()
-        except (httpx.HTTPError, KeyError, IndexError, ValueError) as exc:
-            raise ConfigError(f"LLM endpoint {self.url}: {exc}") from exc
+        return str(self._client.reply(body).get("content") or "").strip()
 
     def paraphrase(self, instruction: str) -> str:
         """A more natural wording of a rendered instruction."""

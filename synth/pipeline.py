@@ -12,11 +12,9 @@ split train / held-out; (7) write JSONL and a report. Same seed, same bytes.
 from __future__ import annotations
 
 import json
-import math
 import os
 import random
 import re
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -24,14 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gym_mcp._env import MCPEnv
-from gym_mcp._live import BundledSource, ServerSource
-from gym_mcp._schema import openai_tools
-from gym_mcp.errors import GymMCPError
+from gym_mcp.actions.schema import openai_tools
+from gym_mcp.env import MCPEnv
+from gym_mcp.errors import SynthError
+from gym_mcp.live import BundledSource, ServerSource
 from gym_mcp.synth.graph import EntityPools, ToolGraph, ToolSpec, cache_dir, schema_hash, shape, tool_specs
 from gym_mcp.synth.llm import ChatEndpoint
 from gym_mcp.synth.render import format_value, is_traceable, noun, render, render_chain
-from gym_mcp.tasks import Task, save_tasks
+from gym_mcp.tasks import Task, replay, save_tasks
 
 __all__ = ["SynthConfig", "SynthError", "SynthResult", "synthesize"]
 
@@ -67,10 +65,6 @@ IRRELEVANT_REQUESTS = (
     "How do I change a flat bicycle tire?",
     "What is the boiling point of water at high altitude?",
 )
-
-
-class SynthError(GymMCPError):
-    """Synthesis cannot run for this server (no write tools, no entities, ...)."""
 
 
 @dataclass(frozen=True)
@@ -541,17 +535,11 @@ class _Synthesizer:
         """Replay each task's reference calls from a fresh reset; keep its final fingerprint."""
         out = []
         for task in tasks:
-            self.env.reset(options={"task": task})
-            ok = True
-            for call in task.reference_calls:
-                self.env.step(dict(call))
-                if self.env.core.calls[-1].status != "ok":
-                    ok = False
-                    break
-            if not ok:
+            result = replay(self.env, task)
+            if not result.ok:
                 self.rejects["replay failed"] += 1
                 continue
-            fp = self.env.state.fingerprint()
+            fp = result.fingerprint
             if task.variant == "irrelevant" and fp != self.fp0:
                 self.rejects["replay mismatch"] += 1
                 continue
@@ -683,7 +671,7 @@ def _kit_tools(kit: Any) -> list[Any]:
         async def go() -> list[Any]:
             return list(await server.list_tools())
 
-        from gym_mcp._runner import run_sync
+        from gym_mcp.live.runner import run_sync
 
         try:
             cached = run_sync(go())
@@ -748,21 +736,3 @@ def write_outputs(result: SynthResult, out: str | os.PathLike[str]) -> list[Path
     if png is not None:
         files.append(png)
     return files
-
-
-def progress_bar(stream: Any = sys.stderr) -> ProgressFn:
-    """A one-line progress display for the CLI."""
-    start = time.perf_counter()
-
-    def show(done: int, total: int) -> None:
-        if done != total and done % max(1, total // 50):
-            return
-        width = 30
-        filled = math.floor(width * done / total)
-        rate = done / max(time.perf_counter() - start, 1e-9) * 60
-        stream.write(f"\r  [{'#' * filled}{'.' * (width - filled)}] {done}/{total} tasks ({rate:.0f}/min)")
-        if done == total:
-            stream.write("\n")
-        stream.flush()
-
-    return show

@@ -33,7 +33,13 @@ def test_wheel_installs_and_imports_in_a_fresh_venv(tmp_path: Path) -> None:
     )
     (wheel,) = dist.glob("gym_mcp-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    assert "gym_mcp/servers/banking/tools.py" in names
+    assert "gym_mcp/servers/banking/tools/__init__.py" in names
+    # every package of the source trees is in the wheel (pyproject lists them one by one)
+    trees = {"gym_mcp": "gym_mcp", "servers": "gym_mcp/servers", "synth": "gym_mcp/synth", "train": "gym_mcp/train"}
+    for src, dest in trees.items():
+        for init in (ROOT / src).rglob("__init__.py"):
+            rel = init.relative_to(ROOT / src).as_posix()
+            assert f"{dest}/{rel}" in names, f"{src}/{rel} is not in the wheel: add its package to pyproject.toml"
     assert "gym_mcp/synth/__init__.py" in names
     assert "gym_mcp/train/__init__.py" in names
     assert "gym_mcp/py.typed" in names

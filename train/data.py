@@ -2,14 +2,13 @@
 
 A reference trajectory is the task's reference calls played through a real environment (so the
 tool results are the live server's), followed by a short final answer. It is rendered with the
-same compact prompt the local-model policy uses (`gym_mcp.local_model.render_prompt`); only the
+same compact prompt the local-model policy uses (`gym_mcp.policies.prompt.render_prompt`); only the
 assistant turns (tool calls and the answer) are learned: the system block, user turns and tool
 results are masked out of the loss (label -100).
 """
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -17,8 +16,8 @@ from typing import Any
 
 import gymnasium as gym
 
-from gym_mcp.local_model import render_segments
-from gym_mcp.tasks import Task
+from gym_mcp.policies.prompt import render_segments
+from gym_mcp.tasks import Task, replay
 
 __all__ = ["Example", "compact_tools", "encode_conversation", "pad_batch", "reference_conversation"]
 
@@ -68,15 +67,10 @@ def reference_conversation(
     Each reference call is its own assistant turn, followed by the live tool result; a final
     answer closes the conversation. ``distractors`` selects a compact tool list (`compact_tools`).
     """
-    _, info = env.reset(options={"task": task})
-    tools = compact_tools(info["tools"], task, distractors)
-    for call in task.reference_calls:
-        _, _, _, _, info = env.step(
-            "<tool_call>" + json.dumps({"name": call["name"], "arguments": call["arguments"]}) + "</tool_call>"
-        )
     answer = task.expected_answer or ("Done." if task.reference_calls else "I can't help with that here.")
-    _, _, _, _, info = env.step(answer)
-    return list(info["messages"]), tools
+    played = replay(env, task, answer=answer)
+    tools = compact_tools(played.info["tools"], task, distractors)
+    return played.messages, tools
 
 
 def encode_conversation(

@@ -2,17 +2,18 @@
 
 `evaluate_model` plays every task once, greedily, through real environments: each turn, the
 prompts of all open episodes in a batch go through one batched generation (see `play`). It is
-the in-process counterpart of `gym_mcp.evaluate` (which drives any `Policy`, one episode per
+the in-process counterpart of `gym_mcp.evaluation` (which drives any `Policy`, one episode per
 thread) for models being trained: no server for the model, no reload of the weights.
 """
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from gym_mcp.progress import Progress
 
 __all__ = ["ModelEval", "evaluate_model"]
 
@@ -74,6 +75,7 @@ def evaluate_model(
     rows: list[dict[str, Any]] = []
     was_training = bool(getattr(model, "training", False))
     model.eval()
+    bar = Progress(len(tasks), progress, "tasks") if progress else None
     try:
         for first in range(0, len(tasks), len(envs)):
             chunk = tasks[first : first + len(envs)]
@@ -98,21 +100,15 @@ def evaluate_model(
                         "messages": r.messages,
                     }
                 )
-            if progress:
-                solved = sum(row["success"] for row in rows)
-                print(
-                    f"\r  {progress}: {len(rows)}/{len(tasks)} tasks, {solved:.0f} solved",
-                    end="",
-                    file=sys.stderr,
-                    flush=True,
-                )
+            if bar is not None:
+                bar.update(len(rows), solved=f"{sum(row['success'] for row in rows):.0f}")
     finally:
         for env in envs:
             env.close()
         if was_training:
             model.train()
-        if progress:
-            print(file=sys.stderr)
+        if bar is not None:
+            bar.close()
     solved = [row for row in rows if row["success"] >= 1.0]
     n = max(1, len(rows))
     return ModelEval(

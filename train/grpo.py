@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gym_mcp.errors import ConfigError
+from gym_mcp.errors import DependencyMissing
 
 __all__ = [
     "Rollout",
@@ -46,7 +46,7 @@ def load_lora_model(model: str | os.PathLike[str], lora_config: Any) -> tuple[An
         from peft import get_peft_model
         from transformers import AutoModelForCausalLM, AutoTokenizer
     except ImportError as exc:
-        raise ConfigError("training needs the [train] extra: pip install -e '.[train]'") from exc
+        raise DependencyMissing("training needs the [train] extra: pip install -e '.[train]'", extra="train") from exc
     from gym_mcp.train.models import resolve_model
 
     path = resolve_model(model, verbose=True)
@@ -227,7 +227,7 @@ def generate_replies(
     """
     import torch
 
-    from gym_mcp.local_model import STOP_STRINGS, cut_reply
+    from gym_mcp.policies.prompt import STOP_STRINGS, cut_reply
 
     side = tokenizer.padding_side
     tokenizer.padding_side = "left"
@@ -289,7 +289,7 @@ def play(
     Returns:
         One `Rollout` per environment, in order.
     """
-    from gym_mcp.local_model import render_prompt
+    from gym_mcp.policies.prompt import render_prompt
 
     n = len(envs)
     latest = [dict(i) for i in infos]

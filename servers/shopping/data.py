@@ -229,136 +229,32 @@ CATALOG: dict[str, tuple[list[str], list[tuple[str, int, int]]]] = {
 }
 
 ADJECTIVES = [
-    "Everyday",
-    "Premium",
-    "Compact",
-    "Durable",
-    "Lightweight",
-    "Classic",
-    "Eco-friendly",
-    "Best-selling",
-]
+    "Everyday", "Premium", "Compact", "Durable", "Lightweight", "Classic", "Eco-friendly", "Best-selling",
+]  # fmt: skip
 
 FIRST_NAMES = [
-    "Olivia",
-    "Liam",
-    "Emma",
-    "Noah",
-    "Ava",
-    "Elijah",
-    "Sophia",
-    "James",
-    "Isabella",
-    "Lucas",
-    "Mia",
-    "Mateo",
-    "Amelia",
-    "Benjamin",
-    "Harper",
-    "Henry",
-    "Evelyn",
-    "Theodore",
-    "Aisha",
-    "Daniel",
-    "Chloe",
-    "Samuel",
-    "Grace",
-    "Jamal",
-    "Priya",
-    "Wei",
-    "Sofia",
-    "Diego",
-    "Hannah",
-    "Omar",
-    "Leah",
-    "Kenji",
-    "Nora",
-    "Ethan",
-    "Zoe",
-    "Gabriel",
-    "Maya",
-    "Ravi",
-    "Clara",
-    "Marcus",
-]
+    "Olivia", "Liam", "Emma", "Noah", "Ava", "Elijah", "Sophia", "James", "Isabella", "Lucas", "Mia", "Mateo",
+    "Amelia", "Benjamin", "Harper", "Henry", "Evelyn", "Theodore", "Aisha", "Daniel", "Chloe", "Samuel", "Grace",
+    "Jamal", "Priya", "Wei", "Sofia", "Diego", "Hannah", "Omar", "Leah", "Kenji", "Nora", "Ethan", "Zoe", "Gabriel",
+    "Maya", "Ravi", "Clara", "Marcus",
+]  # fmt: skip
 LAST_NAMES = [
-    "Smith",
-    "Johnson",
-    "Williams",
-    "Brown",
-    "Garcia",
-    "Miller",
-    "Davis",
-    "Rodriguez",
-    "Martinez",
-    "Lopez",
-    "Wilson",
-    "Anderson",
-    "Thomas",
-    "Taylor",
-    "Moore",
-    "Jackson",
-    "Martin",
-    "Lee",
-    "Thompson",
-    "White",
-    "Harris",
-    "Clark",
-    "Lewis",
-    "Walker",
-    "Hall",
-    "Young",
-    "Allen",
-    "King",
-    "Wright",
-    "Scott",
-    "Nguyen",
-    "Patel",
-    "Kim",
-    "Chen",
-    "Okafor",
-    "Novak",
-    "Fischer",
-    "Rossi",
-    "Silva",
-    "Sato",
-]
+    "Smith", "Johnson", "Williams", "Brown", "Garcia", "Miller", "Davis", "Rodriguez", "Martinez", "Lopez",
+    "Wilson", "Anderson", "Thomas", "Taylor", "Moore", "Jackson", "Martin", "Lee", "Thompson", "White", "Harris",
+    "Clark", "Lewis", "Walker", "Hall", "Young", "Allen", "King", "Wright", "Scott", "Nguyen", "Patel", "Kim",
+    "Chen", "Okafor", "Novak", "Fischer", "Rossi", "Silva", "Sato",
+]  # fmt: skip
 EMAIL_DOMAINS = ["example.com", "mailbox.net", "inbox.org", "postmail.com"]
 STREETS = [
-    "Maple",
-    "Oak",
-    "Cedar",
-    "Pine",
-    "Elm",
-    "Willow",
-    "Lakeview",
-    "Hillcrest",
-    "Sunset",
-    "River",
-    "Park",
-    "Highland",
-    "Meadow",
-    "Chestnut",
-    "Birch",
-    "Harbor",
-]
+    "Maple", "Oak", "Cedar", "Pine", "Elm", "Willow", "Lakeview", "Hillcrest", "Sunset", "River", "Park",
+    "Highland", "Meadow", "Chestnut", "Birch", "Harbor",
+]  # fmt: skip
 STREET_SUFFIXES = ["St", "Ave", "Rd", "Blvd", "Ln", "Dr", "Way", "Ct"]
 CITIES = [
-    ("Portland", "OR"),
-    ("Austin", "TX"),
-    ("Denver", "CO"),
-    ("Madison", "WI"),
-    ("Raleigh", "NC"),
-    ("Columbus", "OH"),
-    ("Boise", "ID"),
-    ("Tucson", "AZ"),
-    ("Albany", "NY"),
-    ("Savannah", "GA"),
-    ("Burlington", "VT"),
-    ("Omaha", "NE"),
-    ("Sacramento", "CA"),
-    ("Richmond", "VA"),
-]
+    ("Portland", "OR"), ("Austin", "TX"), ("Denver", "CO"), ("Madison", "WI"), ("Raleigh", "NC"),
+    ("Columbus", "OH"), ("Boise", "ID"), ("Tucson", "AZ"), ("Albany", "NY"), ("Savannah", "GA"),
+    ("Burlington", "VT"), ("Omaha", "NE"), ("Sacramento", "CA"), ("Richmond", "VA"),
+]  # fmt: skip
 RETURN_REASONS = [
     "Item arrived damaged",
     "Wrong size",
@@ -381,57 +277,31 @@ ORDER_MIX = [
 ]
 
 
+COUPONS = [
+    # code, description, percent off, amount off (cents), minimum subtotal (cents), expires on, active
+    ("WELCOME10", "10% off any order", 10, None, 0, date(2026, 12, 31), True),
+    ("SAVE20", "20% off orders of $100 or more", 20, None, 10000, date(2026, 3, 31), True),
+    ("FIVEOFF", "$5 off orders of $25 or more", None, 500, 2500, date(2026, 6, 30), True),
+    ("HOLIDAY25", "25% off holiday orders", 25, None, 0, date(2025, 12, 31), True),
+    ("FALL15", "15% off fall orders of $50 or more", 15, None, 5000, date(2025, 11, 30), True),
+    ("VIP30", "30% off for VIP members", 30, None, 0, date(2026, 12, 31), False),
+]
+"""The store's coupons: valid ones, expired ones and a disabled one."""
+
+
 def _coupons() -> list[Coupon]:
-    """The store's coupons: valid ones, expired ones and a disabled one."""
+    """The coupons of `COUPONS` as rows."""
     return [
         Coupon(
-            code="WELCOME10",
-            description="10% off any order",
-            percent_off=10,
-            min_subtotal_cents=0,
-            expires_on=date(2026, 12, 31),
-            active=True,
-        ),
-        Coupon(
-            code="SAVE20",
-            description="20% off orders of $100 or more",
-            percent_off=20,
-            min_subtotal_cents=10000,
-            expires_on=date(2026, 3, 31),
-            active=True,
-        ),
-        Coupon(
-            code="FIVEOFF",
-            description="$5 off orders of $25 or more",
-            amount_off_cents=500,
-            min_subtotal_cents=2500,
-            expires_on=date(2026, 6, 30),
-            active=True,
-        ),
-        Coupon(
-            code="HOLIDAY25",
-            description="25% off holiday orders",
-            percent_off=25,
-            min_subtotal_cents=0,
-            expires_on=date(2025, 12, 31),
-            active=True,
-        ),
-        Coupon(
-            code="FALL15",
-            description="15% off fall orders of $50 or more",
-            percent_off=15,
-            min_subtotal_cents=5000,
-            expires_on=date(2025, 11, 30),
-            active=True,
-        ),
-        Coupon(
-            code="VIP30",
-            description="30% off for VIP members",
-            percent_off=30,
-            min_subtotal_cents=0,
-            expires_on=date(2026, 12, 31),
-            active=False,
-        ),
+            code=code,
+            description=description,
+            percent_off=percent,
+            amount_off_cents=amount,
+            min_subtotal_cents=minimum,
+            expires_on=expires,
+            active=active,
+        )
+        for code, description, percent, amount, minimum, expires, active in COUPONS
     ]
 
 

@@ -9,19 +9,16 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from sqlalchemy import Boolean, Date, DateTime, ForeignKey, Integer, String, UniqueConstraint
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy import Boolean, Date, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, declared_attr, mapped_column, relationship
+
+from gym_mcp.servers.kit import string_id, volatile_timestamp
 
 ORDER_STATUSES = ("placed", "paid", "shipped", "delivered", "cancelled")
 """Every status an order can have, in lifecycle order (``cancelled`` ends it early)."""
 
 RETURN_STATUSES = ("requested", "approved", "refunded", "rejected")
 """Every status a return can have."""
-
-
-def _volatile_now() -> Mapped[datetime]:
-    """A wall-clock creation timestamp, left out of state fingerprints."""
-    return mapped_column(DateTime, default=datetime.now, info={"volatile": True})
 
 
 class Base(DeclarativeBase):
@@ -42,7 +39,7 @@ class Product(Base):
 
     __tablename__ = "products"
 
-    id: Mapped[str] = mapped_column(String(12), primary_key=True)
+    id: Mapped[str] = string_id(12)
     name: Mapped[str] = mapped_column(String(120))
     brand: Mapped[str] = mapped_column(String(60))
     category_id: Mapped[int] = mapped_column(ForeignKey("categories.id"))
@@ -59,13 +56,13 @@ class Customer(Base):
 
     __tablename__ = "customers"
 
-    id: Mapped[str] = mapped_column(String(12), primary_key=True)
+    id: Mapped[str] = string_id(12)
     name: Mapped[str] = mapped_column(String(100))
     email: Mapped[str] = mapped_column(String(120), unique=True)
     phone: Mapped[str] = mapped_column(String(20))
     address: Mapped[str] = mapped_column(String(200))
     member_since: Mapped[date] = mapped_column(Date)
-    created_at: Mapped[datetime] = _volatile_now()
+    created_at: Mapped[datetime] = volatile_timestamp()
 
 
 class Coupon(Base):
@@ -82,6 +79,22 @@ class Coupon(Base):
     active: Mapped[bool] = mapped_column(Boolean, default=True)
 
 
+class _ProductLine:
+    """What a cart line and an order line share: an integer id, which product and how many.
+
+    The id comes first and the line's own columns between it and ``product_id``.
+    """
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, sort_order=-1)
+    product_id: Mapped[str] = mapped_column(ForeignKey("products.id"))
+    quantity: Mapped[int] = mapped_column(Integer)
+
+    @declared_attr
+    def product(cls) -> Mapped[Product]:
+        """The product of the line."""
+        return relationship()
+
+
 class Cart(Base):
     """A customer's shopping cart (one per customer) and the coupon applied to it."""
 
@@ -93,18 +106,13 @@ class Cart(Base):
     items: Mapped[list[CartItem]] = relationship(order_by="CartItem.id", cascade="all, delete-orphan")
 
 
-class CartItem(Base):
+class CartItem(_ProductLine, Base):
     """One product line in a cart."""
 
     __tablename__ = "cart_items"
     __table_args__ = (UniqueConstraint("customer_id", "product_id"),)
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
     customer_id: Mapped[str] = mapped_column(ForeignKey("carts.customer_id"))
-    product_id: Mapped[str] = mapped_column(ForeignKey("products.id"))
-    quantity: Mapped[int] = mapped_column(Integer)
-
-    product: Mapped[Product] = relationship()
 
 
 class Order(Base):
@@ -112,7 +120,7 @@ class Order(Base):
 
     __tablename__ = "orders"
 
-    id: Mapped[str] = mapped_column(String(12), primary_key=True)
+    id: Mapped[str] = string_id(12)
     customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"))
     status: Mapped[str] = mapped_column(String(12))
     shipping_address: Mapped[str] = mapped_column(String(200))
@@ -124,24 +132,19 @@ class Order(Base):
     shipped_on: Mapped[date | None] = mapped_column(Date, nullable=True)
     delivered_on: Mapped[date | None] = mapped_column(Date, nullable=True)
     cancelled_on: Mapped[date | None] = mapped_column(Date, nullable=True)
-    created_at: Mapped[datetime] = _volatile_now()
+    created_at: Mapped[datetime] = volatile_timestamp()
 
     items: Mapped[list[OrderItem]] = relationship(order_by="OrderItem.id", cascade="all, delete-orphan")
     returns: Mapped[list[Return]] = relationship(order_by="Return.id", back_populates="order")
 
 
-class OrderItem(Base):
+class OrderItem(_ProductLine, Base):
     """One product line of an order, at the unit price paid."""
 
     __tablename__ = "order_items"
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
     order_id: Mapped[str] = mapped_column(ForeignKey("orders.id"))
-    product_id: Mapped[str] = mapped_column(ForeignKey("products.id"))
-    quantity: Mapped[int] = mapped_column(Integer)
-    unit_price_cents: Mapped[int] = mapped_column(Integer)
-
-    product: Mapped[Product] = relationship()
+    unit_price_cents: Mapped[int] = mapped_column(Integer, sort_order=1)  # after the line's columns
 
 
 class Return(Base):
@@ -149,7 +152,7 @@ class Return(Base):
 
     __tablename__ = "returns"
 
-    id: Mapped[str] = mapped_column(String(12), primary_key=True)
+    id: Mapped[str] = string_id(12)
     order_id: Mapped[str] = mapped_column(ForeignKey("orders.id"))
     product_id: Mapped[str] = mapped_column(ForeignKey("products.id"))
     quantity: Mapped[int] = mapped_column(Integer)
@@ -157,7 +160,7 @@ class Return(Base):
     status: Mapped[str] = mapped_column(String(12))
     refund_cents: Mapped[int] = mapped_column(Integer)
     requested_on: Mapped[date] = mapped_column(Date)
-    created_at: Mapped[datetime] = _volatile_now()
+    created_at: Mapped[datetime] = volatile_timestamp()
 
     order: Mapped[Order] = relationship(back_populates="returns")
     product: Mapped[Product] = relationship()

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-import asyncio
-import inspect
-import re
 from typing import Any
 
 import pytest
-from mcp import Client
 
 from gym_mcp.servers.banking import kit
 from gym_mcp.servers.banking.models import BANK_NAME
 from tests.helpers import LiveServer
+from tests.servers.helpers import (
+    assert_error,
+    assert_every_tool_described,
+    assert_listed_with_kinds,
+    intent_placeholders,
+    listed_tools,
+    tool_params,
+)
 
 TABLES = ("customers", "accounts", "transactions", "payees", "cards")
 
@@ -76,56 +80,54 @@ def credit_owing(server: LiveServer) -> tuple[str, str, int]:
     )
 
 
+def stranger_account(server: LiveServer, customer: str) -> str:
+    """An active account of another customer that is not one of ``customer``'s payees."""
+    return one(
+        server,
+        "SELECT id FROM accounts WHERE customer_id != ? AND status = 'active' "
+        "AND id NOT IN (SELECT account_number FROM payees WHERE customer_id = ?) ORDER BY id",
+        customer,
+        customer,
+    )[0]
+
+
+def internal_payee(server: LiveServer) -> tuple[str, str, str, str]:
+    """(payee, its owner, the active account at this bank it pays, an owner's account with $50+ to pay from)."""
+    payee, owner, target = one(
+        server,
+        f"""SELECT p.id, p.customer_id, p.account_number
+            FROM payees p JOIN accounts t ON t.id = p.account_number
+            WHERE p.bank_name = '{BANK_NAME}' AND t.status = 'active' ORDER BY p.id""",
+    )
+    source = one(
+        server,
+        "SELECT id FROM accounts WHERE customer_id = ? AND status = 'active' AND type != 'credit' "
+        "AND balance_cents > 5000 ORDER BY id",
+        owner,
+    )[0]
+    return payee, owner, target, source
+
+
 # -- the server as a whole ----------------------------------------------------------------------
 
 
 def test_tools_are_listed_with_kinds(bank: LiveServer) -> None:
-    names = bank.tool_names()
-    assert len(names) >= 12
-    assert set(names) == set(kit.tools)
-    reads = {n for n, t in kit.tools.items() if not t.write}
-    writes = {n for n, t in kit.tools.items() if t.write}
-    assert {"get_account", "list_transactions", "find_customer"} <= reads
-    assert {"transfer_funds", "withdraw", "report_card_lost", "close_account"} <= writes
+    writes = {"transfer_funds", "withdraw", "report_card_lost", "close_account"}
+    assert_listed_with_kinds(bank, kit, writes=writes, reads={"get_account", "list_transactions", "find_customer"})
 
 
 def test_every_tool_and_parameter_is_described(bank: LiveServer) -> None:
-    async def go() -> list[Any]:
-        async with Client(bank.server) as client:
-            return (await client.list_tools()).tools
-
-    tools = asyncio.run(go())
-    for tool in tools:
-        assert tool.description, tool.name
-        assert len(tool.description) > 20, tool.name
-        assert "Args:" not in tool.description
-        props = tool.input_schema["properties"]
-        assert "db" not in props
-        for name, prop in props.items():
-            assert prop.get("description"), f"{tool.name}.{name} has no description"
+    assert_every_tool_described(bank, min_description=20)
 
 
 def test_every_tool_has_a_synthesis_intent_and_samples(bank: LiveServer) -> None:
-    async def go() -> dict[str, Any]:
-        async with Client(bank.server) as client:
-            return {t.name: t.meta for t in (await client.list_tools()).tools}
-
-    metas = asyncio.run(go())
+    metas = {t.name: t.meta for t in listed_tools(bank)}
     for name, info in kit.tools.items():
-        intent = info.intent
-        assert intent, name
-        assert intent[0].isupper() and not intent.endswith("."), name
-        assert metas[name]["gym_mcp/intent"] == intent
-        outside = re.sub(r"\[[^\]]*\]", "", intent)
-        params = list(inspect.signature(info.fn).parameters.values())[1:]
-        for p in params:
-            required = p.default is inspect.Parameter.empty
-            if required:  # every argument value must be traceable to the instruction
-                assert "{" + p.name + "}" in outside, f"{name}: required {p.name} missing from the intent"
-            else:  # an optional part is dropped when the argument is not given
-                assert "{" + p.name + "}" not in outside, f"{name}: optional {p.name} outside a [...] part"
+        intent_placeholders(name, info)
+        assert metas[name]["gym_mcp/intent"] == info.intent
+        for p in tool_params(info):
             literal = not p.name.endswith("_id") and p.annotation not in (bool, "bool")
-            if literal and "{" + p.name + "}" in intent:
+            if literal and "{" + p.name + "}" in (info.intent or ""):
                 assert len(info.samples.get(p.name, ())) >= 3, f"{name}.{p.name} needs samples"
 
 
@@ -388,13 +390,7 @@ def test_transfer_errors_change_nothing(bank: LiveServer) -> None:
     err = bank.error("transfer_funds", from_account_id=checking, to_account_id=savings, amount=amount)
     assert "Insufficient funds" in err
     assert f"${amount:,.2f}" in err
-    stranger = one(
-        bank,
-        "SELECT id FROM accounts WHERE customer_id != ? AND status = 'active' "
-        "AND id NOT IN (SELECT account_number FROM payees WHERE customer_id = ?) ORDER BY id",
-        customer,
-        customer,
-    )[0]
+    stranger = stranger_account(bank, customer)
     assert "add_payee" in bank.error("transfer_funds", from_account_id=checking, to_account_id=stranger, amount=5)
     frozen = account_with(bank, "frozen")
     frozen_owner = bank.query("SELECT customer_id FROM accounts WHERE id = ?", frozen)[0][0]
@@ -407,17 +403,7 @@ def test_transfer_errors_change_nothing(bank: LiveServer) -> None:
 
 
 def test_transfer_to_payee_account_and_into_credit(bank: LiveServer) -> None:
-    payee_owner, target = one(
-        bank,
-        f"""SELECT p.customer_id, p.account_number FROM payees p JOIN accounts t ON t.id = p.account_number
-            WHERE p.bank_name = '{BANK_NAME}' AND t.status = 'active' ORDER BY p.id""",
-    )
-    source = one(
-        bank,
-        "SELECT id FROM accounts WHERE customer_id = ? AND status = 'active' AND type != 'credit' "
-        "AND balance_cents > 5000 ORDER BY id",
-        payee_owner,
-    )[0]
+    _, _, target, source = internal_payee(bank)
     before = balance(bank, target)
     out = bank.ok("transfer_funds", from_account_id=source, to_account_id=target, amount=20)
     assert balance(bank, target) == before + 2000
@@ -452,34 +438,23 @@ def test_list_payees(bank: LiveServer) -> None:
 def test_add_and_remove_payee(bank: LiveServer) -> None:
     customer, checking, _ = own_pair(bank)
     top = bank.query("SELECT max(id) FROM payees")[0][0]
-    out = bank.ok(
-        "add_payee",
-        customer_id=customer,
-        payee_name="Metro Gas",
-        account_number="5551-1122 2",
-        bank_name="Union Commerce Bank",
-    )
+    external = {"customer_id": customer, "bank_name": "Union Commerce Bank"}
+    out = bank.ok("add_payee", payee_name="Metro Gas", account_number="5551-1122 2", **external)
     assert out["payee_id"] == f"PAY-{int(top[4:]) + 1}"
     assert out["account_number"] == "555111222"
     assert bank.query("SELECT customer_id, name, bank_name FROM payees WHERE id = ?", out["payee_id"]) == [
         (customer, "Metro Gas", "Union Commerce Bank")
     ]
-    err = bank.error(
+    assert_error(
+        bank,
         "add_payee",
-        customer_id=customer,
+        "already has payee",
+        out["payee_id"],
         payee_name="Gas again",
         account_number="555111222",
-        bank_name="Union Commerce Bank",
+        **external,
     )
-    assert "already has payee" in err
-    assert out["payee_id"] in err
-    other = one(
-        bank,
-        "SELECT id FROM accounts WHERE customer_id != ? AND status = 'active' "
-        "AND id NOT IN (SELECT account_number FROM payees WHERE customer_id = ?) ORDER BY id",
-        customer,
-        customer,
-    )[0]
+    other = stranger_account(bank, customer)
     internal = bank.ok("add_payee", customer_id=customer, payee_name="Friend", account_number=other.lower())
     assert internal["bank_name"] == BANK_NAME
     assert internal["account_number"] == other
@@ -528,18 +503,7 @@ def test_pay_payee(bank: LiveServer) -> None:
 
 
 def test_pay_internal_payee_credits_their_account(bank: LiveServer) -> None:
-    payee, customer, target = one(
-        bank,
-        f"""SELECT p.id, p.customer_id, p.account_number
-            FROM payees p JOIN accounts t ON t.id = p.account_number
-            WHERE p.bank_name = '{BANK_NAME}' AND t.status = 'active' ORDER BY p.id""",
-    )
-    source = one(
-        bank,
-        "SELECT id FROM accounts WHERE customer_id = ? AND status = 'active' AND type != 'credit' "
-        "AND balance_cents > 5000 ORDER BY id",
-        customer,
-    )[0]
+    payee, _, target, source = internal_payee(bank)
     a, b, count = balance(bank, source), balance(bank, target), txn_count(bank)
     bank.ok("pay_payee", from_account_id=source, payee_id=payee, amount=15)
     assert balance(bank, source) == a - 1500

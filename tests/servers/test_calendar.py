@@ -6,17 +6,20 @@ event (2026-02-11), so their scenarios do not depend on the seeded calendars.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
-import re
 from datetime import datetime
 from typing import Any
 
 import pytest
-from mcp import Client
 
 from gym_mcp.servers.calendar import kit
 from tests.helpers import LiveServer
+from tests.servers.helpers import (
+    assert_every_tool_described,
+    assert_listed_with_kinds,
+    intent_placeholders,
+    tool_params,
+)
 
 DAY = "2026-02-16"  # a Monday with nothing seeded
 
@@ -64,6 +67,11 @@ def make_event(s: LiveServer, organizer: str = "PER-1001", start: str = "10:00",
     return s.ok("create_event", organizer_id=organizer, title="Test meeting", start=t(start), end=t(end), **kw)
 
 
+def attendee_error(s: LiveServer, tool: str, event: dict, acting_person_id: str, person_id: str) -> str:
+    """The message of an invite_attendee or remove_attendee call on ``event`` that must fail."""
+    return s.error(tool, event_id=event["id"], acting_person_id=acting_person_id, person_id=person_id)
+
+
 def past_event(s: LiveServer) -> tuple[str, str]:
     """A confirmed seeded event before today: (event id, organizer id)."""
     row = s.query(
@@ -76,27 +84,16 @@ def past_event(s: LiveServer) -> tuple[str, str]:
 
 
 def test_tools_listed_with_kinds(ro: LiveServer) -> None:
-    names = ro.tool_names()
-    assert len(names) >= 12
-    assert set(names) == set(kit.tools)
-    writes = {n for n, info in kit.tools.items() if info.write}
-    assert {"create_event", "update_event", "cancel_event", "respond_to_invitation", "book_room"} <= writes
-    assert {"find_person", "list_events", "find_free_slot", "check_availability", "list_rooms"}.isdisjoint(writes)
+    assert_listed_with_kinds(
+        ro,
+        kit,
+        writes={"create_event", "update_event", "cancel_event", "respond_to_invitation", "book_room"},
+        reads={"find_person", "list_events", "find_free_slot", "check_availability", "list_rooms"},
+    )
 
 
 def test_every_tool_and_parameter_is_described(ro: LiveServer) -> None:
-    async def go() -> list[Any]:
-        async with Client(ro.server) as client:
-            return list((await client.list_tools()).tools)
-
-    tools = asyncio.run(go())
-    for tool in tools:
-        assert tool.description, tool.name
-        assert len(tool.description) > 30, tool.name
-        props = tool.input_schema.get("properties", {})
-        assert "db" not in props, tool.name
-        for pname, schema in props.items():
-            assert schema.get("description"), f"{tool.name}.{pname} has no description"
+    assert_every_tool_described(ro, min_description=30)
 
 
 def test_seed_counts(ro: LiveServer) -> None:
@@ -518,25 +515,17 @@ def test_invite_attendee(s: LiveServer) -> None:
         (ev["id"], "PER-1030", "pending")
     ]
     count = s.query("select count(*) from invitations")[0][0]
-    twice = s.error("invite_attendee", event_id=ev["id"], acting_person_id="PER-1001", person_id="PER-1030")
+    twice = attendee_error(s, "invite_attendee", ev, "PER-1001", "PER-1030")
     assert "already invited" in twice
     assert inv["invitation_id"] in twice
-    full = s.error("invite_attendee", event_id=ev["id"], acting_person_id="PER-1001", person_id="PER-1031")
+    full = attendee_error(s, "invite_attendee", ev, "PER-1001", "PER-1031")
     assert f"holds {small[1]}" in full
-    assert "attends already" in s.error(
-        "invite_attendee", event_id=ev["id"], acting_person_id="PER-1001", person_id="PER-1001"
-    )
-    assert "Only the organizer" in s.error(
-        "invite_attendee", event_id=ev["id"], acting_person_id="PER-1030", person_id="PER-1031"
-    )
-    assert "PER-5555" in s.error(
-        "invite_attendee", event_id=ev["id"], acting_person_id="PER-1001", person_id="PER-5555"
-    )
+    assert "attends already" in attendee_error(s, "invite_attendee", ev, "PER-1001", "PER-1001")
+    assert "Only the organizer" in attendee_error(s, "invite_attendee", ev, "PER-1030", "PER-1031")
+    assert "PER-5555" in attendee_error(s, "invite_attendee", ev, "PER-1001", "PER-5555")
     assert s.query("select count(*) from invitations")[0][0] == count
     s.ok("cancel_event", event_id=ev["id"], acting_person_id="PER-1001")
-    assert "cancelled" in s.error(
-        "invite_attendee", event_id=ev["id"], acting_person_id="PER-1001", person_id="PER-1031"
-    )
+    assert "cancelled" in attendee_error(s, "invite_attendee", ev, "PER-1001", "PER-1031")
 
 
 def test_remove_attendee(s: LiveServer) -> None:
@@ -544,15 +533,9 @@ def test_remove_attendee(s: LiveServer) -> None:
     out = s.ok("remove_attendee", event_id=ev["id"], acting_person_id="PER-1001", person_id="PER-1002")
     assert out["removed_invitation_id"] == ev["attendees"][0]["invitation_id"]
     assert s.query("select person_id from invitations where event_id = ?", ev["id"]) == [("PER-1003",)]
-    assert "not invited" in s.error(
-        "remove_attendee", event_id=ev["id"], acting_person_id="PER-1001", person_id="PER-1002"
-    )
-    assert "cancel_event" in s.error(
-        "remove_attendee", event_id=ev["id"], acting_person_id="PER-1001", person_id="PER-1001"
-    )
-    assert "Only the organizer" in s.error(
-        "remove_attendee", event_id=ev["id"], acting_person_id="PER-1003", person_id="PER-1003"
-    )
+    assert "not invited" in attendee_error(s, "remove_attendee", ev, "PER-1001", "PER-1002")
+    assert "cancel_event" in attendee_error(s, "remove_attendee", ev, "PER-1001", "PER-1001")
+    assert "Only the organizer" in attendee_error(s, "remove_attendee", ev, "PER-1003", "PER-1003")
     assert s.query("select person_id from invitations where event_id = ?", ev["id"]) == [("PER-1003",)]
 
 
@@ -633,15 +616,9 @@ def test_book_and_release_room(s: LiveServer) -> None:
 
 def test_every_tool_has_a_synthesis_intent() -> None:
     for name, info in kit.tools.items():
-        assert info.intent, name
-        assert info.intent[0].isupper() and not info.intent.endswith("."), name
-        outside = set(re.findall(r"\{(\w+)\}", re.sub(r"\[[^\[\]]*\]", "", info.intent)))
-        inside = set(re.findall(r"\{(\w+)\}", "".join(re.findall(r"\[[^\[\]]*\]", info.intent))))
-        for p in list(inspect.signature(info.fn).parameters.values())[1:]:
-            if p.default is inspect.Parameter.empty:
-                assert p.name in outside, f"{name}: required {p.name} must be a placeholder outside [...]"
-            else:
-                assert p.name not in outside, f"{name}: optional {p.name} must sit inside [...]"
+        _, inside = intent_placeholders(name, info)
+        for p in tool_params(info):
+            if p.default is not inspect.Parameter.empty:
                 assert p.name in inside or isinstance(p.default, bool), f"{name}: optional {p.name} has no slot"
         for pname, values in info.samples.items():
             assert len(values) >= 3, f"{name}.{pname}"

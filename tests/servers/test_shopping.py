@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-import asyncio
-import inspect
-import re
 from typing import Any
 
 import pytest
-from mcp import Client
 
 from gym_mcp.servers.shopping import kit
 from tests.helpers import LiveServer
+from tests.servers.helpers import (
+    assert_error,
+    assert_every_tool_described,
+    assert_listed_with_kinds,
+    intent_placeholders,
+)
 
 TODAY = "2026-01-15"
 WINDOW_START = "2025-12-16"  # deliveries on or after this day are inside the 30-day return window
@@ -64,27 +66,16 @@ def in_stock_product(s: LiveServer, min_stock: int = 10, min_price_cents: int = 
 
 
 def test_tools_are_listed_with_kinds(srv: LiveServer) -> None:
-    names = srv.tool_names()
-    assert len(names) >= 12
-    assert set(names) == set(kit.tools)
-    writes = {n for n, info in kit.tools.items() if info.write}
-    assert {"add_to_cart", "checkout", "cancel_order", "request_return", "apply_coupon"} <= writes
-    assert {"search_products", "get_order", "view_cart", "get_return"}.isdisjoint(writes)
+    assert_listed_with_kinds(
+        srv,
+        kit,
+        writes={"add_to_cart", "checkout", "cancel_order", "request_return", "apply_coupon"},
+        reads={"search_products", "get_order", "view_cart", "get_return"},
+    )
 
 
 def test_every_tool_and_parameter_is_described(srv: LiveServer) -> None:
-    async def go() -> list[Any]:
-        async with Client(srv.server) as client:
-            return list((await client.list_tools()).tools)
-
-    tools = asyncio.run(go())
-    for tool in tools:
-        assert tool.description, tool.name
-        assert len(tool.description) > 20, tool.name
-        assert "Args:" not in tool.description, tool.name
-        for pname, prop in tool.input_schema.get("properties", {}).items():
-            assert prop.get("description"), f"{tool.name}.{pname} has no description"
-        assert "db" not in tool.input_schema.get("properties", {}), tool.name
+    assert_every_tool_described(srv, min_description=20)
 
 
 def test_seed_has_enough_entities(srv: LiveServer) -> None:
@@ -387,9 +378,7 @@ def test_checkout_with_address_and_consecutive_ids(srv: LiveServer) -> None:
 def test_checkout_empty_cart(srv: LiveServer) -> None:
     cid = empty_cart_customer(srv)
     before = one(srv, "SELECT COUNT(*) FROM orders")
-    msg = srv.error("checkout", customer_id=cid)
-    assert "empty" in msg
-    assert "add_to_cart" in msg
+    assert_error(srv, "checkout", "empty", "add_to_cart", customer_id=cid)
     assert one(srv, "SELECT COUNT(*) FROM orders") == before
     assert "CUS-7777" in srv.error("checkout", customer_id="CUS-7777")
 
@@ -486,13 +475,9 @@ def test_cancel_placed_order_has_no_refund(srv: LiveServer) -> None:
 def test_cancel_shipped_or_delivered_order_fails(srv: LiveServer) -> None:
     before = dump(srv)
     shipped = one(srv, "SELECT id FROM orders WHERE status = 'shipped' ORDER BY id")
-    msg = srv.error("cancel_order", order_id=shipped)
-    assert "cannot be cancelled" in msg
-    assert "shipped" in msg
+    assert_error(srv, "cancel_order", "cannot be cancelled", "shipped", order_id=shipped)
     delivered = one(srv, "SELECT id FROM orders WHERE status = 'delivered' ORDER BY id")
-    msg = srv.error("cancel_order", order_id=delivered)
-    assert "delivered" in msg
-    assert "request_return" in msg
+    assert_error(srv, "cancel_order", "delivered", "request_return", order_id=delivered)
     assert "ORD-0" in srv.error("cancel_order", order_id="ORD-0")
     assert dump(srv) == before
 
@@ -629,14 +614,6 @@ def test_get_and_list_returns(srv: LiveServer) -> None:
 
 def test_every_tool_has_a_synthesis_intent() -> None:
     for name, info in kit.tools.items():
-        assert info.intent, name
-        assert info.intent[0].isupper() and not info.intent.endswith("."), name
-        outside = set(re.findall(r"\{(\w+)\}", re.sub(r"\[[^\[\]]*\]", "", info.intent)))
-        params = list(inspect.signature(info.fn).parameters.values())[1:]
-        for p in params:
-            if p.default is inspect.Parameter.empty:
-                assert p.name in outside, f"{name}: required {p.name} must be a placeholder outside [...]"
-            else:
-                assert p.name not in outside, f"{name}: optional {p.name} must sit inside [...]"
+        intent_placeholders(name, info)
         for pname, values in info.samples.items():
             assert len(values) >= 3, f"{name}.{pname}"

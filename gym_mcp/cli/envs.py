@@ -1,0 +1,85 @@
+"""``gym-mcp envs add|list|remove``: environments over third-party servers, from spec files."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from gym_mcp.cli.args import Parser
+from gym_mcp.errors import ConfigError
+from gym_mcp.live.spec import ServerSpec
+
+__all__ = ["probe", "register"]
+
+
+def register(sub: Any) -> None:
+    """Add ``envs`` to the ``gym-mcp`` subparsers."""
+    envs = sub.add_parser("envs", help="environments over third-party servers, from spec files")
+    envs_sub = envs.add_subparsers(dest="envs_command", required=True, parser_class=Parser)
+    add = envs_sub.add_parser("add", help="check a spec file (starts the server once) and save it")
+    add.add_argument("spec", help="a .toml, .json or .yaml server spec")
+    add.add_argument("--force", action="store_true", help="replace a saved spec of the same name")
+    add.set_defaults(run=_add)
+    envs_sub.add_parser("list", help="saved specs and their environment ids").set_defaults(run=_list)
+    remove = envs_sub.add_parser("remove", help="forget a saved spec")
+    remove.add_argument("name", help="server name of the saved spec")
+    remove.set_defaults(run=_remove)
+
+
+def _list(args: argparse.Namespace) -> int:
+    from gym_mcp.live.spec import env_name, saved_specs, specs_dir
+
+    specs = saved_specs()
+    if not specs:
+        print(f"no saved specs (in {specs_dir()}); add one with: gym-mcp envs add SPEC")
+    for name, path in specs.items():
+        print(f"{name:<20} {env_name(name):<32} {path}")
+    return 0
+
+
+def _remove(args: argparse.Namespace) -> int:
+    from gym_mcp.live.spec import saved_specs
+
+    saved = saved_specs().get(args.name)
+    if saved is None:
+        raise ConfigError(f"no saved spec named {args.name!r}")
+    saved.unlink()
+    print(f"removed {args.name}")
+    return 0
+
+
+def _add(args: argparse.Namespace) -> int:
+    from gym_mcp.live.spec import env_name, load_spec, specs_dir
+
+    spec = load_spec(args.spec)
+    target = specs_dir() / f"{spec.name}.json"
+    if target.exists() and not args.force:
+        raise ConfigError(f"a spec named {spec.name!r} is already saved ({target}); use --force to replace it")
+    tools = probe(spec)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(spec.to_dict(), indent=2) + "\n")
+    print(f"saved {spec.name}: {len(tools)} tools; gym.make({env_name(spec.name)!r}) after `import gym_mcp`")
+    return 0
+
+
+def probe(spec: ServerSpec) -> list[str]:
+    """Start the spec's server once on a copy of its state and list its tools.
+
+    Raises:
+        ConfigError: A tool to hide or rename is not offered by the server.
+    """
+    from gym_mcp.live.runner import run_sync
+
+    async def go() -> list[str]:
+        live = await spec.source().launch(call_timeout=30.0)
+        try:
+            return [t.name for t in live.tools]
+        finally:
+            await live.close()
+
+    tools = run_sync(go())
+    missing = sorted((set(spec.hide_tools) | set(spec.rename_tools)) - set(tools))
+    if missing:
+        raise ConfigError(f"{spec.name}: tools to hide or rename are not offered by the server: {', '.join(missing)}")
+    return tools

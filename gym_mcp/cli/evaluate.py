@@ -1,0 +1,111 @@
+"""``gym-mcp eval``: score policies on task sets or on BFCL v3 multi-turn."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from gym_mcp.cli.args import positive
+from gym_mcp.errors import ConfigError
+
+__all__ = ["BFCL_SUITE", "register"]
+
+BFCL_SUITE = "bfcl-multi-turn"
+
+
+def register(sub: Any) -> None:
+    """Add ``eval`` to the ``gym-mcp`` subparsers."""
+    ev = sub.add_parser("eval", help="score policies on task sets (success, pass^k, reward terms)")
+    ev.add_argument("--env", action="append", default=[], help="environment id (repeat with --tasks)")
+    ev.add_argument("--tasks", action="append", default=[], help="task JSONL for the --env at the same position")
+    ev.add_argument(
+        "--suite",
+        choices=[BFCL_SUITE],
+        default=None,
+        help="a benchmark instead of --env/--tasks: BFCL v3 multi-turn, scored by BFCL's checker (needs [bfcl])",
+    )
+    ev.add_argument(
+        "--category",
+        action="append",
+        choices=["base", "miss_func", "miss_param", "long_context"],
+        default=None,
+        help="BFCL categories (repeatable; default all four)",
+    )
+    ev.add_argument("--limit", type=positive, default=None, help="only the first N entries of each category")
+    ev.add_argument(
+        "--policy",
+        action="append",
+        required=True,
+        help="reference, noop, random, openai:URL or local:MODEL_DIR[+ADAPTER_DIR] (repeatable)",
+    )
+    ev.add_argument("--model", default="default", help="model name for openai: policies")
+    ev.add_argument("-k", type=positive, default=1, help="trials per task (pass^k)")
+    ev.add_argument("--concurrency", type=positive, default=1, help="episodes at once")
+    ev.add_argument("--seed", type=int, default=0)
+    ev.add_argument("--max-steps", type=positive, default=None, help="steps per episode (default 20; BFCL: none)")
+    ev.add_argument("--transport", choices=["inprocess", "stdio", "http"], default=None, help="for bundled envs")
+    ev.add_argument(
+        "--reward",
+        choices=["state", "prove", "mua_rl"],
+        default="prove",
+        help="episode reward: final-state match, PROVE's composite (default) or MUA-RL's binary success",
+    )
+    ev.add_argument("-o", "--output", default="runs/eval", help="output folder (results.json/.md/.png)")
+    ev.add_argument("--quiet", action="store_true", help="no progress bar")
+    ev.set_defaults(run=_eval)
+
+
+def _check_args(args: argparse.Namespace) -> None:
+    if args.suite and (args.env or args.tasks):
+        raise ConfigError("give either --suite or --env/--tasks, not both")
+    if not args.suite and not args.env:
+        raise ConfigError("give --env and --tasks (or --suite bfcl-multi-turn)")
+    if (args.category or args.limit) and not args.suite:
+        raise ConfigError("--category and --limit go with --suite")
+    if len(args.env) != len(args.tasks):
+        raise ConfigError("give one --tasks file per --env, in the same order")
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from gym_mcp.evaluation import EvalConfig, evaluate, write_report
+    from gym_mcp.policies import OpenAIPolicy, make_policy
+    from gym_mcp.progress import progress_bar
+
+    _check_args(args)
+    for spec in args.policy:
+        probe = make_policy(spec, seed=args.seed, model=args.model)  # unknown specs fail here
+        if isinstance(probe, OpenAIPolicy):
+            probe.check()  # an unreachable endpoint fails here, with one line
+        probe.close()
+    policies = {spec: (lambda spec=spec: make_policy(spec, seed=args.seed, model=args.model)) for spec in args.policy}
+    if args.suite == BFCL_SUITE:
+        from gym_mcp.bfcl import bfcl_tasks
+
+        categories = args.category or ["base", "miss_func", "miss_param", "long_context"]
+        suite_tasks = [t for category in categories for t in bfcl_tasks(category, limit=args.limit)]
+        runs: list[tuple[str, Any]] = [("gym_mcp/BFCL-MultiTurn-v0", suite_tasks)]
+        max_steps = args.max_steps or 10_000  # BFCL limits steps per turn (20), not per episode
+        env_kwargs: dict[str, object] = {}
+    else:
+        from gym_mcp.rewards import CompositeReward
+
+        runs = list(zip(args.env, args.tasks, strict=True))
+        max_steps = args.max_steps or 20
+        env_kwargs = {"transport": args.transport} if args.transport else {}
+        if args.reward != "state":
+            env_kwargs["reward"] = CompositeReward.prove() if args.reward == "prove" else CompositeReward.mua_rl()
+    config = EvalConfig(k=args.k, concurrency=args.concurrency, seed=args.seed, max_steps=max_steps)
+    progress = None if args.quiet else progress_bar("evaluating", "episodes")
+    result = evaluate(runs, policies, config, env_kwargs=env_kwargs, progress=progress)
+    files = write_report(result, args.output, config)
+    for policy, envs in result.metrics.items():
+        for env_id, m in envs.items():
+            print(
+                f"{policy:<12} {env_id:<24} success {m['success_rate']:.1%}  pass^{args.k} "
+                f"{m['pass^k'][str(args.k)]:.1%}  mean reward {m['mean_reward']:.3f}"
+            )
+            if args.suite:
+                for variant, b in m["by_variant"].items():
+                    print(f"{'':<12} {variant:<24} success {b['success_rate']:.1%}  ({b['episodes']} entries)")
+    print("wrote " + ", ".join(str(f) for f in files))
+    return 0

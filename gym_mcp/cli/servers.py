@@ -1,0 +1,73 @@
+"""``gym-mcp servers list``, ``serve``, ``serve-bfcl`` and ``serve-model``: live servers for any client."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from gym_mcp.cli.args import Parser, add_serve_flags
+
+__all__ = ["register"]
+
+
+def register(sub: Any) -> None:
+    """Add the server commands to the ``gym-mcp`` subparsers."""
+    from gym_mcp.servers import BUNDLED
+
+    servers = sub.add_parser("servers", help="bundled servers")
+    servers_sub = servers.add_subparsers(dest="servers_command", required=True, parser_class=Parser)
+    servers_sub.add_parser("list", help="list bundled servers and their tool counts").set_defaults(run=_list)
+
+    serve = sub.add_parser("serve", help="run a bundled server for any MCP client")
+    serve.add_argument("name", choices=sorted(BUNDLED), help="bundled server name")
+    add_serve_flags(serve)
+    serve.add_argument("--db", default=None, help="SQLAlchemy database URL (default: a file named after the server)")
+    serve.add_argument("--seed", type=int, default=0, help="seed of the generated data for a new database")
+    serve.set_defaults(run=_serve)
+
+    sb = sub.add_parser("serve-bfcl", help="serve one BFCL multi-turn entry's backends for any MCP client ([bfcl])")
+    sb.add_argument("entry", help="entry id, e.g. multi_turn_base_0")
+    add_serve_flags(sb)
+    sb.set_defaults(run=_serve_bfcl)
+
+    sm = sub.add_parser("serve-model", help="an OpenAI-compatible chat server over a local model (+ adapter)")
+    sm.add_argument("--model", required=True, help="local model folder (save_pretrained output)")
+    sm.add_argument("--adapter", default=None, help="PEFT adapter folder to apply")
+    add_serve_flags(sm, transports=None)
+    sm.set_defaults(run=_serve_model)
+
+
+def _list(args: argparse.Namespace) -> int:
+    from gym_mcp import env_id
+    from gym_mcp.servers import BUNDLED, get_kit
+
+    print(f"{'server':<12}{'tools':>6}{'write':>7}  env id")
+    for name in sorted(BUNDLED):
+        kit = get_kit(name)
+        writes = sum(1 for t in kit.tools.values() if t.write)
+        print(f"{name:<12}{len(kit.tools):>6}{writes:>7}  {env_id(name)}")
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from gym_mcp.servers import get_kit
+
+    return get_kit(args.name).serve(
+        transport=args.transport, db=args.db, seed=args.seed, host=args.host, port=args.port
+    )
+
+
+def _serve_bfcl(args: argparse.Namespace) -> int:
+    from gym_mcp.bfcl import run_entry_server
+
+    return run_entry_server(args.entry, transport=args.transport, host=args.host, port=args.port)
+
+
+def _serve_model(args: argparse.Namespace) -> int:
+    from gym_mcp.policies.local import LocalModel, serve_model
+
+    model = LocalModel(args.model, adapter=args.adapter)
+    print(f"serving {model.name} at http://{args.host}:{args.port}/v1", file=sys.stderr, flush=True)
+    serve_model(model, host=args.host, port=args.port)
+    return 0

@@ -1,0 +1,37 @@
+"""``gym-mcp train``: LoRA training (evaluate, SFT warm start, GRPO, evaluate again)."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import replace
+from typing import Any
+
+__all__ = ["register"]
+
+
+def register(sub: Any) -> None:
+    """Add ``train`` to the ``gym-mcp`` subparsers."""
+    tr = sub.add_parser(
+        "train",
+        help="LoRA training: evaluate, SFT warm start, GRPO, evaluate again (needs the [train] extra)",
+    )
+    tr.add_argument("--config", default=None, help="a TOML config (default: the embedded default run)")
+    tr.add_argument("--output-dir", default=None, help="where results go (overrides the config)")
+    tr.set_defaults(run=_train)
+
+
+def _train(args: argparse.Namespace) -> int:
+    from gym_mcp.train.trainer import TrainConfig, summary_table, train
+
+    config = TrainConfig.from_toml(args.config) if args.config else TrainConfig()
+    if args.output_dir:
+        config = replace(config, output_dir=args.output_dir)
+    start = time.perf_counter()
+    result = train(config)
+    print(summary_table(result["before"], result["after"]))
+    print(
+        f"done in {time.perf_counter() - start:.0f}s; adapter, metrics, evaluations and "
+        f"training.png in {config.output_dir}"
+    )
+    return 0

@@ -1,0 +1,70 @@
+"""Settings of an environment, and where its tasks come from."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gym_mcp.errors import ConfigError, TaskError
+from gym_mcp.tasks import Task, load_tasks
+
+__all__ = ["EnvConfig", "TaskSource", "coerce_tasks"]
+
+TaskSource = str | os.PathLike[str] | Sequence[Task] | Sequence[Mapping[str, Any]] | None
+"""Where an environment's tasks come from: a JSONL path, tasks, task dicts, or None (free play)."""
+
+
+@dataclass(frozen=True)
+class EnvConfig:
+    """Settings of an environment (all have defaults).
+
+    Attributes:
+        max_steps: Steps before the episode is truncated.
+        call_timeout: Seconds a tool call may take.
+        max_action_chars: Longest action accepted (longer ones are an error observation).
+        max_observation_chars: Longest observation; longer tool output is cut with a note.
+        max_calls_per_step: Most calls one action may make.
+    """
+
+    max_steps: int = 20
+    call_timeout: float = 30.0
+    max_action_chars: int = 32_000
+    max_observation_chars: int = 16_000
+    max_calls_per_step: int = 8
+
+    def __post_init__(self) -> None:
+        if self.max_steps < 1:
+            raise ConfigError(f"max_steps must be at least 1, got {self.max_steps}")
+        if self.call_timeout <= 0:
+            raise ConfigError(f"call_timeout must be positive, got {self.call_timeout}")
+        if self.max_observation_chars < 256 or self.max_action_chars < 256:
+            raise ConfigError("max_observation_chars and max_action_chars must be at least 256")
+
+
+def _free_play_task(server: str) -> Task:
+    return Task(
+        id=f"{server}-free-play",
+        server=server,
+        instruction=(
+            f"You are connected to the {server} service through its tools. Explore it and answer "
+            "with a short summary of what you found."
+        ),
+    )
+
+
+def coerce_tasks(tasks: TaskSource, server: str) -> list[Task]:
+    """The tasks of ``tasks`` (a free-play task for ``server`` when None).
+
+    Raises:
+        TaskError: An empty list, or a task that does not parse.
+    """
+    if tasks is None:
+        return [_free_play_task(server)]
+    if isinstance(tasks, str | os.PathLike):
+        return load_tasks(tasks)
+    out = [t if isinstance(t, Task) else Task.from_dict(t) for t in tasks]
+    if not out:
+        raise TaskError("the task list is empty")
+    return out

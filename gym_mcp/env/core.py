@@ -1,0 +1,236 @@
+"""The episode core every environment shares: its bookkeeping, its server, snapshots and forks.
+
+An environment's async core (`AsyncMCPEnv`, `AsyncBFCLEnv`) is an `EpisodeCore` plus the rules
+of its episodes: how ``reset`` picks and sets up an episode and what ``step`` does with an
+action. The core holds what they have in common:
+
+- the conversation (``messages``, OpenAI chat format), the record of every attempted call
+  (``calls``), the counters reported in ``info``, the step count, and the final answer;
+- the warm server it borrows from a `ServerPool` and gives back at ``close``;
+- how an action that cannot be read, an invalid call and a call's result are recorded;
+- ``snapshot``/``restore`` of all of that together with the server's state, and ``fork(n)``.
+"""
+
+from __future__ import annotations
+
+import copy
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Self
+
+import numpy as np
+from gymnasium.utils import seeding
+
+from gym_mcp.actions.parsing import ParsedAction, ToolCall
+from gym_mcp.errors import ConfigError
+from gym_mcp.live.connection import ToolResult
+from gym_mcp.live.pool import ServerPool, get_pool
+from gym_mcp.live.server import LiveServer
+from gym_mcp.rewards.episode import CallRecord, Episode, RewardFn
+from gym_mcp.state.base import Snapshot
+
+__all__ = ["EpisodeCore", "EpisodeSnapshot", "reward_terms"]
+
+OVER = "Error: the episode is over; call reset() to start a new one."
+"""The observation of a step after the episode ended."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class EpisodeSnapshot:
+    """A whole episode at one point: server state, conversation, counters and RNG.
+
+    Restoring it (into the same or another environment of the same server) continues the
+    episode exactly from there. Each environment adds what its episodes need (the task, the
+    turn, ...).
+    """
+
+    state: Snapshot
+    messages: tuple[Mapping[str, Any], ...]
+    calls: tuple[CallRecord, ...]
+    counters: Mapping[str, int]
+    steps: int
+    done: bool
+    final_answer: str | None
+    rng_state: Mapping[str, Any] | None = field(default=None, repr=False)
+
+
+def reward_terms(reward_fn: RewardFn, episode: Episode) -> dict[str, float]:
+    """Every reward term of a finished episode (the reward function's own, if it reports them)."""
+    own = getattr(reward_fn, "terms", None)
+    if callable(own):
+        return dict(own(episode))
+    from gym_mcp.rewards.composite import all_terms
+
+    return dict(all_terms(episode))
+
+
+class EpisodeCore(ABC):
+    """Bookkeeping, server and snapshots of one environment's episodes (see the module docstring).
+
+    Subclasses call `_new_episode` when an episode starts, `_acquire` for a server, and
+    implement ``reset``, ``step``, ``snapshot``, ``restore`` (using `_snapshot_fields` and
+    `_restore_fields`) and `_clone_empty` (an environment like this one, at no episode).
+    """
+
+    def __init__(self, pool: ServerPool | None) -> None:
+        self._pool = pool
+        self.live: LiveServer | None = None
+        self.np_random: np.random.Generator = seeding.np_random(None)[0]
+        self._new_episode()
+
+    # -- bookkeeping -------------------------------------------------------------------------------
+
+    def _new_episode(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+        self.calls: list[CallRecord] = []
+        self.counters: dict[str, int] = {
+            "num_calls": 0,
+            "invalid_calls": 0,
+            "tool_errors": 0,
+            "timeouts": 0,
+            "server_restarts": 0,
+        }
+        self.steps = 0
+        self.done = False
+        self.final_answer: str | None = None
+
+    def _seed_rng(self, seed: int | None, rng: np.random.Generator | None) -> None:
+        """Draw this episode from ``rng`` (the sync wrapper's), a new generator from ``seed``, or go on."""
+        if rng is not None:
+            self.np_random = rng
+        elif seed is not None:
+            self.np_random = seeding.np_random(seed)[0]
+
+    def _draw(self, items: Sequence[Any]) -> Any:
+        """One of ``items``, uniformly from the episode's generator (no draw when there is one)."""
+        if len(items) == 1:
+            return items[0]
+        return items[int(self.np_random.integers(len(items)))]
+
+    def _counts(self) -> dict[str, Any]:
+        """The ``info`` entries every environment reports."""
+        return {"messages": list(self.messages), "step": self.steps, **self.counters}
+
+    # -- recording actions and calls ------------------------------------------------------------
+
+    def _reject(self, parsed: ParsedAction) -> str:
+        """Log an action that tried to call tools but could not be read; returns the error observation."""
+        self.counters["invalid_calls"] += len(parsed.errors)
+        text = "Error: " + "; ".join(parsed.errors)
+        self.messages.append({"role": "assistant", "content": parsed.text or None})
+        self.messages.append({"role": "user", "content": text})
+        self._record_parse_errors(parsed.errors)
+        return text
+
+    def _record_parse_errors(self, errors: Sequence[str]) -> None:
+        """Count and record the calls of an action that could not be read."""
+        for err in errors:
+            self.calls.append(CallRecord("", None, f"Error: {err}", "invalid", self.steps))
+
+    def _assistant_calls(self, parsed: ParsedAction) -> list[ToolCall]:
+        """The action's calls with ids (``call_<step>_<i>`` where the agent gave none), logged as its turn."""
+        calls = [
+            c if c.id else ToolCall(c.name, c.arguments, f"call_{self.steps}_{i}") for i, c in enumerate(parsed.calls)
+        ]
+        self.messages.append(
+            {"role": "assistant", "content": parsed.text or None, "tool_calls": [c.to_openai() for c in calls]}
+        )
+        return calls
+
+    def _invalid(self, call: ToolCall, output: str, *, known_name: bool) -> str:
+        """Record a call that did not run (or does not count as valid); returns its observation."""
+        self.counters["invalid_calls"] += 1
+        self.calls.append(CallRecord(call.name, call.arguments, output, "invalid", self.steps, known_name, False))
+        return output
+
+    def _record_result(self, call: ToolCall, result: ToolResult, output: str) -> str:
+        """Record a call that ran on the server: its status, counters and output (``Error: ...`` if it failed)."""
+        self.counters["num_calls"] += 1
+        if result.timed_out:
+            status = "timeout"
+            self.counters["timeouts"] += 1
+        elif result.crashed:
+            status = "crash"
+        elif result.is_error:
+            status = "tool_error"
+        else:
+            status = "ok"
+        if result.is_error:
+            self.counters["tool_errors"] += 1
+        self.calls.append(CallRecord(call.name, call.arguments, output, status, self.steps, True, True))
+        return output
+
+    # -- the server ------------------------------------------------------------------------------
+
+    @property
+    def pool(self) -> ServerPool:
+        """The pool this environment borrows servers from (the running loop's by default)."""
+        return self._pool or get_pool()
+
+    def _require_live(self) -> LiveServer:
+        if self.live is None:
+            raise ConfigError("the environment has no live server yet: call reset() first")
+        return self.live
+
+    async def close(self) -> None:
+        """Give the server back to the pool (it stays warm for the next environment)."""
+        live, self.live = self.live, None
+        if live is not None:
+            await self.pool.release(live)
+
+    # -- snapshots and forks -----------------------------------------------------------------------
+
+    def _snapshot_fields(self) -> dict[str, Any]:
+        """The `EpisodeSnapshot` fields of the episode now."""
+        return {
+            "state": self._require_live().state.snapshot(),
+            "messages": tuple(copy.deepcopy(self.messages)),
+            "calls": tuple(self.calls),
+            "counters": dict(self.counters),
+            "steps": self.steps,
+            "done": self.done,
+            "final_answer": self.final_answer,
+            "rng_state": copy.deepcopy(self.np_random.bit_generator.state),
+        }
+
+    def _restore_fields(self, snap: EpisodeSnapshot) -> None:
+        """Restore the server's state and the shared bookkeeping from ``snap`` (the server must be live)."""
+        self._require_live().state.restore(snap.state)
+        self.messages = [dict(m) for m in copy.deepcopy(snap.messages)]
+        self.calls = list(snap.calls)
+        self.counters = dict(snap.counters)
+        self.steps = snap.steps
+        self.done = snap.done
+        self.final_answer = snap.final_answer
+        if snap.rng_state is not None:
+            rng = np.random.Generator(np.random.PCG64())
+            rng.bit_generator.state = copy.deepcopy(dict(snap.rng_state))
+            self.np_random = rng
+
+    @abstractmethod
+    async def snapshot(self) -> EpisodeSnapshot:
+        """The whole episode now."""
+
+    @abstractmethod
+    async def restore(self, snap: Any) -> None:
+        """Continue from a snapshot (taken in this or another environment of the same kind)."""
+
+    @abstractmethod
+    def _clone_empty(self) -> Self:
+        """A new environment with this one's settings, at no episode yet."""
+
+    async def fork(self, n: int) -> list[Self]:
+        """``n`` independent environments at exactly this point of the episode.
+
+        Each gets its own warm server and state; what one does never shows in another.
+        """
+        if n < 1:
+            raise ConfigError(f"fork needs n >= 1, got {n}")
+        snap = await self.snapshot()
+        forks = []
+        for _ in range(n):
+            env = self._clone_empty()
+            await env.restore(snap)
+            forks.append(env)
+        return forks

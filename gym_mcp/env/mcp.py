@@ -1,0 +1,385 @@
+"""The environment over MCP servers: `AsyncMCPEnv` (the async core) and `MCPEnv` (Gymnasium).
+
+One episode: ``reset`` restores the task's initial state into a warm server and returns the
+instruction; each ``step`` takes tool calls (structured or as model text), runs them on the
+live server and returns their results; a text with no call is the final answer and ends the
+episode; the reward is computed from the finished episode.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from gym_mcp.actions.parsing import ParsedAction, Parser, ToolCall, auto_parser, parse_action
+from gym_mcp.actions.schema import check_arguments, openai_tools
+from gym_mcp.env.config import EnvConfig, TaskSource, coerce_tasks
+from gym_mcp.env.core import OVER, EpisodeCore, EpisodeSnapshot, reward_terms
+from gym_mcp.env.sync import SyncEnv
+from gym_mcp.errors import TaskError
+from gym_mcp.live.pool import ServerPool
+from gym_mcp.live.runner import run_sync
+from gym_mcp.live.server import LiveServer, ServerSource, Transport
+from gym_mcp.live.sources import BundledSource
+from gym_mcp.rewards.episode import CallRecord, Episode, RewardFn
+from gym_mcp.rewards.outcome import state_match
+from gym_mcp.state.base import StateBackend
+from gym_mcp.tasks import Task, reference_fingerprint
+from gym_mcp.wrappers.tools import ToolView
+
+__all__ = ["AsyncMCPEnv", "MCPEnv", "MCPEpisodeSnapshot"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class MCPEpisodeSnapshot(EpisodeSnapshot):
+    """An `EpisodeSnapshot` of an MCP episode: with its task and initial fingerprint."""
+
+    task: Task
+    initial_fingerprint: str
+
+
+class AsyncMCPEnv(EpisodeCore):
+    """The async core of an environment over one live server.
+
+    Use it directly to run many episodes concurrently in one event loop; `MCPEnv` wraps it for
+    Gymnasium's sync API.
+
+    Args:
+        source: Where the server comes from (e.g. `BundledSource("banking", "stdio")`).
+        tasks: Tasks to draw from (a JSONL path, `Task`s or dicts); None for free play.
+        reward: Reward function of the finished episode (default: `state_match`).
+        parser: Reads tool calls from text actions (default: `auto_parser`).
+        config: Limits and timeouts.
+        pool: Pool of warm servers (default: the running loop's).
+        hide_tools: Tools the agent never sees nor can call (names as the server lists them).
+        rename_tools: ``{server name: name the agent sees}``, e.g. to resolve a clash.
+    """
+
+    def __init__(
+        self,
+        source: ServerSource,
+        *,
+        tasks: TaskSource = None,
+        reward: RewardFn | None = None,
+        parser: Parser | None = None,
+        config: EnvConfig | None = None,
+        pool: ServerPool | None = None,
+        hide_tools: Iterable[str] = (),
+        rename_tools: Mapping[str, str] | None = None,
+    ) -> None:
+        self.source = source
+        self.view = ToolView(source.name, hide=hide_tools, rename=rename_tools)
+        self.tasks = coerce_tasks(tasks, source.name)
+        self._task_index = {t.id: t for t in self.tasks}
+        self.reward_fn: RewardFn = reward or state_match
+        self.parser: Parser = parser or auto_parser
+        self.config = config or EnvConfig()
+        self._openai_tools: list[dict[str, Any]] = []
+        self._restarts_seen = 0
+        self.task = self.tasks[0]
+        self.initial_fingerprint = ""
+        super().__init__(pool)
+        self._start(self.task)
+
+    @property
+    def hide_tools(self) -> frozenset[str]:
+        """Tools the agent never sees (server names)."""
+        return self.view.hide
+
+    @property
+    def rename_tools(self) -> dict[str, str]:
+        """``{server name: agent name}``."""
+        return dict(self.view.rename)
+
+    def _start(self, task: Task) -> None:
+        self._new_episode()
+        self.task = task
+        self.messages.append({"role": "user", "content": task.instruction})
+        self.initial_fingerprint = ""
+
+    @property
+    def state(self) -> StateBackend:
+        """The live server's state backend."""
+        return self._require_live().state
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        """The agent's tools in OpenAI function format (with the task's distractor tools, if any)."""
+        extra = self.task.metadata.get("distractor_tools") or []
+        if not extra:
+            return list(self._openai_tools)
+        names = {t["function"]["name"] for t in self._openai_tools}
+        return [*self._openai_tools, *(t for t in extra if t.get("function", {}).get("name") not in names)]
+
+    async def _ensure_live(self) -> LiveServer:
+        if self.live is None or self.live.closed:
+            self.live = await self.pool.acquire(self.source, call_timeout=self.config.call_timeout)
+            self._restarts_seen = self.live.restarts
+            self.view.bind(self.live.tools)
+            self._openai_tools = openai_tools(list(self.view.tools.values()))
+        return self.live
+
+    async def _check_server(self) -> None:
+        """Restart a dead server before the next call and count restarts in this episode."""
+        live = self._require_live()
+        await live.ensure_alive()
+        self._sync_restarts()
+
+    def _sync_restarts(self) -> None:
+        live = self._require_live()
+        new = live.restarts - self._restarts_seen
+        if new > 0:
+            self.counters["server_restarts"] += new
+            self._restarts_seen = live.restarts
+
+    def info(self) -> dict[str, Any]:
+        """What `reset` and `step` return as ``info``."""
+        return {"task_id": self.task.id, "tools": self.tools, **self._counts()}
+
+    # -- the Gymnasium-shaped API --------------------------------------------------------------
+
+    async def reset(
+        self,
+        *,
+        seed: int | None = None,
+        options: Mapping[str, Any] | None = None,
+        rng: np.random.Generator | None = None,
+    ) -> tuple[str, dict[str, Any]]:
+        """Start an episode: pick a task, restore its initial state, return the instruction.
+
+        Args:
+            seed: Seeds the task choice (as in Gymnasium).
+            options: ``{"task_id": ...}`` or ``{"task": Task | dict}`` to choose the task.
+            rng: Generator to draw the task from (the sync wrapper passes its own).
+
+        Returns:
+            The instruction and the info dict (``tools``, ``messages``, counters).
+        """
+        self._seed_rng(seed, rng)
+        task = self._choose_task(options or {})
+        self._start(task)
+        live = await self._ensure_live()
+        await self._check_server()  # a server that died between episodes is restarted here
+        initial = self.source.initial_snapshot(task.data_seed)
+        live.state.restore(initial)
+        self.initial_fingerprint = live.state.fingerprint_of(initial)  # cached: restores are exact
+        return self._clip(task.instruction), self.info()
+
+    def _choose_task(self, options: Mapping[str, Any]) -> Task:
+        if "task" in options:
+            t = options["task"]
+            return t if isinstance(t, Task) else Task.from_dict(t)
+        if "task_id" in options:
+            try:
+                return self._task_index[str(options["task_id"])]
+            except KeyError:
+                raise TaskError(f"no task with id {options['task_id']!r}") from None
+        task: Task = self._draw(self.tasks)
+        return task
+
+    async def step(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """Run one action: tool calls on the live server, or a final answer.
+
+        Never raises for a malformed action: it becomes an error observation, counted in
+        ``info["invalid_calls"]``.
+
+        Returns:
+            ``(observation, reward, terminated, truncated, info)``.
+        """
+        if self.done:
+            return OVER, 0.0, True, False, self.info()
+        self.steps += 1
+        parsed = parse_action(action, self.parser, self.config.max_action_chars)
+        if parsed.calls:
+            observation = await self._run_calls(parsed)
+            terminated = False
+        elif parsed.errors:
+            observation = self._reject(parsed)
+            terminated = False
+        else:
+            self.final_answer = parsed.text
+            self.messages.append({"role": "assistant", "content": parsed.text})
+            observation = ""
+            terminated = True
+        truncated = not terminated and self.steps >= self.config.max_steps
+        reward = 0.0
+        info = self.info()
+        if terminated or truncated:
+            self.done = True
+            if self.task.expected_fingerprint is None and self.task.reference_calls:
+                fingerprint = await reference_fingerprint(
+                    self.task, self.source, self.pool, self.view.server_name, call_timeout=self.config.call_timeout
+                )
+                self.task = Task.from_dict({**self.task.to_dict(), "expected_fingerprint": fingerprint})
+            episode = self.episode(terminated=terminated, truncated=truncated)
+            reward = float(self.reward_fn(episode))
+            info["reward_terms"] = {**reward_terms(self.reward_fn, episode), "reward": reward}
+            info["final_fingerprint"] = episode.final_fingerprint
+            if self.task.expected_fingerprint is not None:
+                info["state_match"] = episode.final_fingerprint == self.task.expected_fingerprint
+        return self._clip(observation), reward, terminated, truncated, info
+
+    def episode(self, *, terminated: bool, truncated: bool) -> Episode:
+        """The episode so far, as reward functions see it."""
+        return Episode(
+            task=self.task,
+            calls=tuple(self.calls),
+            messages=tuple(copy.deepcopy(self.messages)),
+            final_answer=self.final_answer,
+            final_fingerprint=self.state.fingerprint(),
+            terminated=terminated,
+            truncated=truncated,
+        )
+
+    # -- actions -------------------------------------------------------------------------------
+
+    async def _run_calls(self, parsed: ParsedAction) -> str:
+        calls = self._assistant_calls(parsed)
+        outputs: list[tuple[str, str]] = []
+        extra_errors = list(parsed.errors)
+        limit = self.config.max_calls_per_step
+        if len(calls) > limit:
+            extra_errors.append(f"{len(calls)} calls in one action; only the first {limit} were run")
+        for i, call in enumerate(calls):
+            if i >= limit:
+                output = "Error: not run (too many calls in one action)"
+                self.counters["invalid_calls"] += 1
+                self.calls.append(CallRecord(call.name, call.arguments, output, "invalid", self.steps))
+            else:
+                output = await self._run_one(call)
+            self.messages.append({"role": "tool", "tool_call_id": call.id, "content": output})
+            outputs.append((call.name, output))
+        self.counters["invalid_calls"] += len(parsed.errors)
+        self._record_parse_errors(parsed.errors)
+        if len(outputs) == 1 and not extra_errors:
+            return outputs[0][1]
+        lines = [f"[{name}] {out}" for name, out in outputs]
+        lines += [f"Error: {e}" for e in extra_errors]
+        return "\n".join(lines)
+
+    async def _run_one(self, call: ToolCall) -> str:
+        tool = self.view.tools.get(call.name)
+        if tool is None:
+            names = ", ".join(sorted(self.view.tools)) or "none"
+            message = f"Error: unknown tool {call.name!r}; available tools: {names}"
+            return self._invalid(call, message, known_name=False)
+        problem = check_arguments(call.arguments, tool.input_schema)
+        if problem:
+            return self._invalid(call, f"Error: {call.name}: {problem}", known_name=True)
+        # call_tool restarts a dead server first; _sync_restarts counts it for this episode.
+        result = await self._require_live().call_tool(self.view.server_name(call.name), call.arguments)
+        self._sync_restarts()
+        output = self._clip_output(result.text)
+        if result.is_error and not output.startswith("Error"):
+            output = f"Error: {output}"
+        return self._record_result(call, result, output)
+
+    def _clip_output(self, text: str) -> str:
+        limit = self.config.max_observation_chars // 2
+        if len(text) <= limit:
+            return text
+        return text[:limit] + f"... [cut: {len(text) - limit} more characters]"
+
+    def _clip(self, text: str) -> str:
+        limit = self.config.max_observation_chars
+        if len(text) <= limit:
+            return text
+        note = f"... [cut: {len(text)} characters in all]"
+        return text[: limit - len(note)] + note
+
+    # -- snapshots and forks -------------------------------------------------------------------
+
+    async def snapshot(self) -> MCPEpisodeSnapshot:
+        """The whole episode now: server state, conversation, counters, RNG."""
+        return MCPEpisodeSnapshot(
+            **self._snapshot_fields(), task=self.task, initial_fingerprint=self.initial_fingerprint
+        )
+
+    async def restore(self, snap: MCPEpisodeSnapshot) -> None:
+        """Continue from a snapshot (taken in this or another env of the same server)."""
+        await self._ensure_live()
+        await self._check_server()
+        self._restore_fields(snap)
+        self.task = snap.task
+        self.initial_fingerprint = snap.initial_fingerprint
+
+    def _clone_empty(self) -> AsyncMCPEnv:
+        return AsyncMCPEnv(
+            self.source,
+            tasks=self.tasks,
+            reward=self.reward_fn,
+            parser=self.parser,
+            config=self.config,
+            pool=self._pool,
+            hide_tools=self.view.hide,
+            rename_tools=self.view.rename,
+        )
+
+
+class MCPEnv(SyncEnv[AsyncMCPEnv]):
+    """A Gymnasium environment over a live MCP server.
+
+    ``reset()`` returns the task's instruction; ``info["tools"]`` holds the tools in OpenAI
+    function format and ``info["messages"]`` the conversation in OpenAI chat format.
+    ``step(action)`` takes a call dict (``{"name": ..., "arguments": {...}}``), a list of them,
+    an OpenAI assistant message with ``tool_calls``, or model text (Hermes ``<tool_call>``
+    tags, bare JSON, ...). Text without a call is the final answer and ends the episode.
+
+    Args:
+        server: A bundled server name (``"banking"``, ...) or a `ServerSource`.
+        transport: ``"inprocess"``, ``"stdio"`` or ``"http"`` for bundled servers.
+        tasks: A JSONL path, or `Task`s; None for a free-play task.
+        max_steps: Steps before truncation.
+        reward: Reward function of the finished episode (default `state_match`).
+        parser: Text parser (default `auto_parser`).
+        call_timeout: Seconds a tool call may take.
+        max_action_chars: Longest action accepted.
+        max_observation_chars: Longest observation.
+        render_mode: ``"ansi"`` to render the conversation as text.
+        hide_tools: Tools the agent never sees nor can call.
+        rename_tools: ``{server name: name the agent sees}``.
+    """
+
+    def __init__(
+        self,
+        server: str | ServerSource = "banking",
+        *,
+        transport: Transport = "inprocess",
+        tasks: TaskSource = None,
+        max_steps: int = 20,
+        reward: RewardFn | None = None,
+        parser: Parser | None = None,
+        call_timeout: float = 30.0,
+        max_action_chars: int = 32_000,
+        max_observation_chars: int = 16_000,
+        render_mode: str | None = None,
+        hide_tools: Iterable[str] = (),
+        rename_tools: Mapping[str, str] | None = None,
+    ) -> None:
+        source = server if isinstance(server, ServerSource) else BundledSource(server, transport)
+        config = EnvConfig(
+            max_steps=max_steps,
+            call_timeout=call_timeout,
+            max_action_chars=max_action_chars,
+            max_observation_chars=max_observation_chars,
+        )
+        core = AsyncMCPEnv(
+            source,
+            tasks=tasks,
+            reward=reward,
+            parser=parser,
+            config=config,
+            hide_tools=hide_tools,
+            rename_tools=rename_tools,
+        )
+        self._attach(core, render_mode, max_observation_chars, max_action_chars)
+        run_sync(self.core._ensure_live())
+
+    @property
+    def state(self) -> StateBackend:
+        """The live server's state backend (fingerprint, snapshot, diff)."""
+        return self.core.state

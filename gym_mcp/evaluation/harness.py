@@ -1,0 +1,245 @@
+"""The evaluation harness: any policy on any environment and task set, scored like agent benchmarks.
+
+`evaluate` plays every task ``k`` times per policy (episodes run concurrently in threads; each
+has its own environment and warm server), then computes: success rate, pass^k (tau-bench:
+the chance that all k trials of a task succeed, averaged over tasks), mean reward and every
+reward term, calls per solved task, excess-call rate against the adaptive budget, invalid-call
+and tool-error rates, and breakdowns per server and per difficulty. `write_report` saves the
+episodes and metrics as JSON, a Markdown table and a PNG. Same seed and a deterministic policy:
+identical files.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium as gym
+
+from gym_mcp.errors import ConfigError
+from gym_mcp.policies.base import Policy
+from gym_mcp.tasks import Task, load_tasks
+
+__all__ = ["EvalConfig", "EvalResult", "evaluate", "pass_hat_k"]
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """Settings of an evaluation.
+
+    Attributes:
+        k: Trials per task.
+        concurrency: Episodes played at once.
+        seed: Base seed (episode seeds derive from it, the task and the trial).
+        max_steps: Steps per episode.
+    """
+
+    k: int = 1
+    concurrency: int = 1
+    seed: int = 0
+    max_steps: int = 20
+
+    def __post_init__(self) -> None:
+        if self.k < 1 or self.concurrency < 1 or self.max_steps < 1:
+            raise ConfigError("k, concurrency and max_steps must be at least 1")
+
+
+@dataclass
+class EvalResult:
+    """Episodes and metrics of one evaluation.
+
+    Attributes:
+        episodes: One record per (env, policy, task, trial), in that order.
+        metrics: ``{policy: {env: metrics}}``.
+    """
+
+    episodes: list[dict[str, Any]]
+    metrics: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+
+
+def pass_hat_k(successes: int, trials: int, k: int) -> float:
+    """tau-bench's pass^k for one task: C(successes, k) / C(trials, k)."""
+    if trials < k:
+        return float("nan")
+    return math.comb(successes, k) / math.comb(trials, k)
+
+
+def _episode_seed(seed: int, task_id: str, trial: int) -> int:
+    return int.from_bytes(f"{seed}:{task_id}:{trial}".encode()[:8].ljust(8, b"\0"), "little") % (2**31)
+
+
+def _play(
+    env_id: str,
+    env_kwargs: Mapping[str, Any],
+    task: Task,
+    policy: Policy,
+    trial: int,
+    cfg: EvalConfig,
+    tasks: Sequence[Task],
+) -> dict[str, Any]:
+    env = gym.make(env_id, tasks=list(tasks), max_steps=cfg.max_steps, **env_kwargs)
+    try:
+        seed = _episode_seed(cfg.seed, task.id, trial)
+        obs, info = env.reset(seed=seed, options={"task_id": task.id})
+        policy.reset(task, info, seed=seed)
+        reward, terminated, truncated = 0.0, False, False
+        while not (terminated or truncated):
+            action = policy.act(obs, info)
+            obs, r, terminated, truncated, info = env.step(action)
+            reward = float(r)
+        core = env.unwrapped.core  # type: ignore[attr-defined]
+        terms = dict(info.get("reward_terms", {}))
+        return {
+            "env": env_id,
+            "policy": policy.name,
+            "task_id": task.id,
+            "trial": trial,
+            "server": task.server,
+            "difficulty": str(task.difficulty),
+            "variant": task.variant,
+            "split": task.split,
+            "reward": reward,
+            "success": bool(terms.get("success", info.get("state_match", False))),
+            "terms": terms,
+            "steps": info["step"],
+            "num_calls": sum(1 for c in core.calls if c.name),
+            "invalid_calls": info["invalid_calls"],
+            "tool_errors": info["tool_errors"],
+            "executed_calls": info["num_calls"],
+            "budget": _budget(task),
+            "truncated": truncated,
+            "final_answer": core.final_answer,
+            "calls": [c.to_dict() for c in core.calls],
+            "messages": info["messages"],
+        }
+    finally:
+        env.close()
+
+
+def _budget(task: Task) -> int:
+    n_ref = task.call_budget if task.call_budget is not None else len(task.reference_calls)
+    return n_ref + math.ceil(0.5 * n_ref) if n_ref else 1
+
+
+def _metrics(episodes: Sequence[Mapping[str, Any]], k: int) -> dict[str, Any]:
+    if not episodes:
+        return {}
+    n = len(episodes)
+    solved = [e for e in episodes if e["success"]]
+    by_task: dict[str, list[bool]] = defaultdict(list)
+    for e in episodes:
+        by_task[e["task_id"]].append(e["success"])
+    term_names = sorted({t for e in episodes for t, v in e["terms"].items() if isinstance(v, int | float)})
+    attempted = sum(e["num_calls"] for e in episodes)
+    executed = sum(e["executed_calls"] for e in episodes)
+
+    def breakdown(key: str) -> dict[str, Any]:
+        groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+        for e in episodes:
+            groups[str(e[key])].append(e)
+        return {
+            g: {
+                "episodes": len(es),
+                "success_rate": round(sum(e["success"] for e in es) / len(es), 4),
+                "mean_reward": round(sum(e["reward"] for e in es) / len(es), 4),
+            }
+            for g, es in sorted(groups.items())
+        }
+
+    return {
+        "episodes": n,
+        "tasks": len(by_task),
+        "success_rate": round(len(solved) / n, 4),
+        "pass^k": {
+            str(j): round(sum(pass_hat_k(sum(v), len(v), j) for v in by_task.values()) / len(by_task), 4)
+            for j in range(1, k + 1)
+        },
+        "mean_reward": round(sum(e["reward"] for e in episodes) / n, 4),
+        "mean_terms": {
+            t: round(
+                sum(float(e["terms"][t]) for e in episodes if isinstance(e["terms"].get(t), int | float))
+                / max(1, sum(1 for e in episodes if isinstance(e["terms"].get(t), int | float))),
+                4,
+            )
+            for t in term_names
+        },
+        "calls_per_solved_task": round(sum(e["num_calls"] for e in solved) / len(solved), 3) if solved else None,
+        "excess_call_rate": round(sum(e["num_calls"] > e["budget"] for e in solved) / len(solved), 4)
+        if solved
+        else None,
+        "invalid_call_rate": round(sum(e["invalid_calls"] for e in episodes) / attempted, 4) if attempted else 0.0,
+        "tool_error_rate": round(sum(e["tool_errors"] for e in episodes) / executed, 4) if executed else 0.0,
+        "by_server": breakdown("server"),
+        "by_difficulty": breakdown("difficulty"),
+        "by_variant": breakdown("variant"),
+    }
+
+
+def evaluate(
+    runs: Sequence[tuple[str, str | os.PathLike[str] | Sequence[Task]]],
+    policies: Mapping[str, Callable[[], Policy]],
+    config: EvalConfig | None = None,
+    *,
+    env_kwargs: Mapping[str, Any] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> EvalResult:
+    """Play every task of every ``(env_id, tasks)`` run with every policy, ``k`` times.
+
+    Args:
+        runs: ``(env id, task file or tasks)`` pairs.
+        policies: ``{name: factory}``; each episode gets a fresh policy from its factory.
+        config: Trials, concurrency, seed, step limit.
+        env_kwargs: Extra `gym.make` options (e.g. ``transport="stdio"``).
+        progress: Called with (episodes done, episodes in all).
+
+    Returns:
+        Episodes (ordered, independent of thread timing) and metrics per policy and env.
+
+    Raises:
+        ConfigError: An unknown env id.
+        TaskError: A malformed task file (the line is named).
+    """
+    cfg = config or EvalConfig()
+    kwargs = dict(env_kwargs or {})
+    jobs = []
+    for env_id, tasks in runs:
+        if env_id not in gym.registry:
+            known = ", ".join(sorted(i for i in gym.registry if i.startswith("gym_mcp/")))
+            raise ConfigError(f"unknown environment id {env_id!r}; registered gym_mcp ids: {known}")
+        task_list = load_tasks(tasks) if isinstance(tasks, str | os.PathLike) else list(tasks)
+        for name, factory in policies.items():
+            for task in task_list:
+                for trial in range(cfg.k):
+                    jobs.append((env_id, task_list, name, factory, task, trial))
+    done = 0
+    lock = threading.Lock()
+
+    def run(job: tuple[Any, ...]) -> dict[str, Any]:
+        nonlocal done
+        env_id, task_list, name, factory, task, trial = job
+        policy = factory()
+        try:
+            record = _play(env_id, kwargs, task, policy, trial, cfg, task_list)
+        finally:
+            policy.close()
+        record["policy"] = name
+        with lock:
+            done += 1
+            if progress:
+                progress(done, len(jobs))
+        return record
+
+    with ThreadPoolExecutor(cfg.concurrency) as pool:
+        episodes = list(pool.map(run, jobs))
+    result = EvalResult(episodes)
+    for name in policies:
+        for env_id, _ in runs:
+            subset = [e for e in episodes if e["policy"] == name and e["env"] == env_id]
+            result.metrics.setdefault(name, {})[env_id] = _metrics(subset, cfg.k)
+    return result

@@ -1,0 +1,133 @@
+"""Evaluation reports: ``results.json``, a Markdown table and a PNG."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from gym_mcp.evaluation.harness import EvalConfig, EvalResult
+
+__all__ = ["markdown", "write_report"]
+
+
+def write_report(result: EvalResult, out_dir: str | os.PathLike[str], config: EvalConfig) -> list[Path]:
+    """Save ``results.json`` (every episode's trajectory and terms), ``results.md`` and ``results.png``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    files = []
+    data = {
+        "config": {"k": config.k, "seed": config.seed, "max_steps": config.max_steps},
+        "metrics": result.metrics,
+        "episodes": result.episodes,
+    }
+    path = out / "results.json"
+    path.write_text(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False, default=str) + "\n")
+    files.append(path)
+    md = out / "results.md"
+    md.write_text(markdown(result, config))
+    files.append(md)
+    png = _plot(result, out / "results.png")
+    if png is not None:
+        files.append(png)
+    return files
+
+
+def markdown(result: EvalResult, config: EvalConfig) -> str:
+    """The metrics as Markdown tables."""
+    lines = [
+        f"# gym-mcp eval (k={config.k}, seed={config.seed})",
+        "",
+        "| policy | env | episodes | success | pass^k | mean reward | calls/solved | excess calls | invalid "
+        "| tool errors |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for policy, envs in result.metrics.items():
+        for env_id, m in envs.items():
+            passk = m["pass^k"][str(config.k)]
+            per_solved = m["calls_per_solved_task"] if m["calls_per_solved_task"] is not None else "-"
+            excess = m["excess_call_rate"] if m["excess_call_rate"] is not None else "-"
+            lines.append(
+                f"| {policy} | {env_id} | {m['episodes']} | {m['success_rate']:.1%} | {passk:.1%} "
+                f"| {m['mean_reward']:.3f} | {per_solved} | {excess} "
+                f"| {m['invalid_call_rate']:.1%} | {m['tool_error_rate']:.1%} |"
+            )
+    lines += [
+        "",
+        "## By difficulty",
+        "",
+        "| policy | env | difficulty | episodes | success | mean reward |",
+        "|---|---|---|---|---|---|",
+    ]
+    for policy, envs in result.metrics.items():
+        for env_id, m in envs.items():
+            for diff, b in m["by_difficulty"].items():
+                row = f"| {policy} | {env_id} | {diff} | {b['episodes']} | {b['success_rate']:.1%} "
+                lines.append(row + f"| {b['mean_reward']:.3f} |")
+    if any(len(m["by_variant"]) > 1 for envs in result.metrics.values() for m in envs.values()):
+        lines += [
+            "",
+            "## By variant (category)",
+            "",
+            "| policy | env | variant | episodes | success | mean reward |",
+            "|---|---|---|---|---|---|",
+        ]
+        for policy, envs in result.metrics.items():
+            for env_id, m in envs.items():
+                for variant, b in m["by_variant"].items():
+                    row = f"| {policy} | {env_id} | {variant} | {b['episodes']} | {b['success_rate']:.1%} "
+                    lines.append(row + f"| {b['mean_reward']:.3f} |")
+    lines += ["", "## Mean reward terms", ""]
+    for policy, envs in result.metrics.items():
+        for env_id, m in envs.items():
+            terms = ", ".join(f"{t} {v}" for t, v in m["mean_terms"].items())
+            lines.append(f"- {policy} on {env_id}: {terms}")
+    return "\n".join(lines) + "\n"
+
+
+def _plot(result: EvalResult, path: Path) -> Path | None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    labels, success, reward = [], [], []
+    for policy, envs in result.metrics.items():
+        for env_id, m in envs.items():
+            labels.append(f"{policy}\n{env_id.split('/')[-1]}")
+            success.append(m["success_rate"])
+            reward.append(m["mean_reward"])
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(labels)), 4))
+    xs = range(len(labels))
+    ax.bar([x - 0.2 for x in xs], success, width=0.4, label="success rate", color="#4C72B0")
+    ax.bar([x + 0.2 for x in xs], reward, width=0.4, label="mean reward", color="#55A868")
+    ax.set_xticks(list(xs), labels, fontsize=8)
+    ax.set_ylim(min(0.0, *reward) - 0.05, 1.05)
+    ax.legend()
+    ax.set_title("gym-mcp eval")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def progress_bar(stream: Any = sys.stderr) -> Callable[[int, int], None]:
+    """A one-line progress display."""
+
+    def show(done: int, total: int) -> None:
+        if done != total and done % max(1, total // 40):
+            return
+        width = 30
+        filled = math.floor(width * done / total)
+        stream.write(f"\r  [{'#' * filled}{'.' * (width - filled)}] {done}/{total} episodes")
+        if done == total:
+            stream.write("\n")
+        stream.flush()
+
+    return show

@@ -1,0 +1,39 @@
+"""Live servers: connections, the warm pool, server sources and spec files.
+
+- `connection`: one live MCP server over stdio, streamable HTTP or in-process (`LiveConnection`),
+  with a timeout on every call and restart-and-restore when the process dies;
+- `runner`: the background event loop behind the sync API (`run_sync`);
+- `server`: `LiveServer` (running server(s) plus their state) and the `ServerSource` interface;
+- `pool`: `ServerPool`, which keeps servers warm between environments;
+- `sources`: `BundledSource`, `ExternalSource` (any MCP server), `ComposedSource`;
+- `spec`: server spec files (TOML / JSON / YAML) for third-party servers.
+"""
+
+from __future__ import annotations
+
+from gym_mcp.live.connection import Launch, LiveConnection, ToolResult, free_port
+from gym_mcp.live.pool import ServerPool, get_pool
+from gym_mcp.live.runner import run_sync
+from gym_mcp.live.server import TRANSPORTS, LivePart, LiveServer, ServerSource, Transport
+from gym_mcp.live.sources import BundledSource, ComposedSource, ExternalSource
+from gym_mcp.live.spec import ServerSpec, load_spec
+
+__all__ = [
+    "TRANSPORTS",
+    "BundledSource",
+    "ComposedSource",
+    "ExternalSource",
+    "Launch",
+    "LiveConnection",
+    "LivePart",
+    "LiveServer",
+    "ServerPool",
+    "ServerSource",
+    "ServerSpec",
+    "ToolResult",
+    "Transport",
+    "free_port",
+    "get_pool",
+    "load_spec",
+    "run_sync",
+]

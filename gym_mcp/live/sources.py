@@ -1,0 +1,292 @@
+"""Server sources: where a live server comes from.
+
+A bundled server (`BundledSource`), any MCP server from a command line or URL
+(`ExternalSource`), and several composed into one environment (`ComposedSource`).
+
+An `ExternalSource` starts a server from a command line (stdio, or HTTP with a ``{port}``) on
+a private copy of a template state: ``{state}`` in the command and environment is replaced by
+the path of that copy (a directory, an SQLite file or a JSON file), so every parallel
+environment has its own files and its own process. A `ComposedSource` puts several servers
+into one environment, their tools namespaced ``server.tool``.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sqlite3
+import sys
+import tempfile
+import threading
+from collections.abc import Hashable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from gym_mcp.errors import ConfigError, TaskError
+from gym_mcp.live.connection import Launch, LiveConnection
+from gym_mcp.live.server import TRANSPORTS, LivePart, LiveServer, ServerSource, Transport
+from gym_mcp.state.base import Snapshot, StateBackend
+from gym_mcp.state.composite import CompositeState
+from gym_mcp.state.null import NullState
+from gym_mcp.state.sqlite import SQLiteState
+
+if TYPE_CHECKING:
+    from gym_mcp.servers.kit import ServerKit
+
+__all__ = ["BundledSource", "ComposedSource", "ExternalSource"]
+
+
+_seed_cache: dict[tuple[str, int], Snapshot] = {}
+_seed_lock = threading.Lock()
+
+
+class BundledSource(ServerSource):
+    """A bundled server (see `gym_mcp.servers`) over any transport.
+
+    Args:
+        name: Bundled server name, e.g. ``"banking"``.
+        transport: ``"inprocess"`` (fastest; same process), ``"stdio"`` (a subprocess) or
+            ``"http"`` (a subprocess serving streamable HTTP on a loopback port).
+        kit: A `ServerKit` that is not bundled (your own server built with the kit); then
+            ``module`` names the module that runs it (``python -m module``).
+        module: Module run as the server process for stdio and http.
+        env: Extra environment variables for the server process.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        transport: Transport = "inprocess",
+        *,
+        kit: ServerKit | None = None,
+        module: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        from gym_mcp.servers import get_kit
+
+        if transport not in TRANSPORTS:
+            raise ConfigError(f"unknown transport {transport!r}; use one of: {', '.join(TRANSPORTS)}")
+        self.name = name
+        self.transport = transport
+        self.kit = kit if kit is not None else get_kit(name)
+        self.module = module or f"gym_mcp.servers.{name}"
+        self.env = dict(env or {})
+
+    @property
+    def key(self) -> Hashable:
+        """Bundled server name and transport."""
+        return ("bundled", self.name, self.module, self.transport)
+
+    def initial_snapshot(self, seed: int) -> Snapshot:
+        """The seeded database for ``seed`` (built once per process, then cached)."""
+        with _seed_lock:
+            snap = _seed_cache.get((self.module, seed))
+            if snap is None:
+                conn = sqlite3.connect(":memory:", check_same_thread=False)
+                try:
+                    self.kit.init_database(conn, seed=seed)
+                    snap = Snapshot.of(SQLiteState.kind, conn.serialize())
+                finally:
+                    conn.close()
+                _seed_cache[(self.module, seed)] = snap
+            return snap
+
+    async def launch(self, *, call_timeout: float) -> LiveServer:
+        """Start the server on a private database holding the seed-0 data."""
+        volatile = self.kit.volatile_columns
+        base = self.initial_snapshot(0)
+        if self.transport == "inprocess":
+            state = SQLiteState(None, volatile=volatile)
+            state.restore(base)
+            kit, conn = self.kit, state.connection
+            launch = Launch(self.name, "inprocess", server_factory=lambda: kit.create_server(conn))
+            workdir = None
+        else:
+            workdir = Path(tempfile.mkdtemp(prefix=f"gym-mcp-{self.name}-"))
+            state = SQLiteState(workdir / "state.db", volatile=volatile)
+            state.restore(base)
+            command = [sys.executable, "-m", self.module, "--db", state.url]
+            if self.transport == "http":
+                command += ["--transport", "http", "--port", "{port}"]
+            launch = Launch(
+                self.name,
+                self.transport,
+                command=command,
+                env=self.env,
+                stderr_path=str(workdir / "server.stderr"),
+            )
+        connection = LiveConnection(launch, call_timeout=call_timeout)
+        try:
+            tools = await connection.start_and_list()
+        except BaseException:
+            state.close()
+            if workdir is not None:
+                shutil.rmtree(workdir, ignore_errors=True)
+            raise
+        return LiveServer.single(connection, state, tools, self.key, workdir)
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name) or "server"
+
+
+def _substitute(text: str, values: Mapping[str, str]) -> str:
+    for key, value in values.items():
+        text = text.replace("{" + key + "}", value)
+    return text
+
+
+class ExternalSource(ServerSource):
+    """A third-party MCP server, each launch on its own copy of a template state.
+
+    Args:
+        name: A name for the server (used in messages and as its tool namespace when composed).
+        command: The command line that starts it. ``{state}`` is replaced by the path of the
+            private state copy, ``{workdir}`` by the launch's private directory and, for HTTP,
+            ``{port}`` by a free loopback port.
+        url: For HTTP: the URL to connect to (``{port}`` replaced as above). With no command,
+            a server someone else runs: every environment then shares it, and its state (given
+            as ``state``) is used in place, not copied.
+        env: Extra environment variables (``{state}``/``{workdir}`` replaced too).
+        state: The template state (`DirectoryState`, `SQLiteState` file, `JSONFileState`), or
+            None for a server whose state we do not track.
+        transport: ``"stdio"`` or ``"http"`` (default: http when a URL is given).
+        cwd: Working directory of the server process (``{state}`` allowed: then relative paths
+            in tool arguments, such as ``"."`` or ``"notes.txt"``, mean the same in every copy).
+        startup_timeout: Seconds the server may take to start and answer.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        command: Sequence[str] | None = None,
+        url: str | None = None,
+        env: Mapping[str, str] | None = None,
+        state: StateBackend | None = None,
+        transport: Literal["stdio", "http"] | None = None,
+        cwd: str | None = None,
+        startup_timeout: float = 60.0,
+    ) -> None:
+        if not command and not url:
+            raise ConfigError(f"{name}: an external server needs a command or a url")
+        if command is not None and (isinstance(command, str) or not all(isinstance(c, str) for c in command)):
+            raise ConfigError(f"{name}: command must be a list of strings")
+        self.name = name
+        self.command = list(command or [])
+        self.url = url
+        self.env = dict(env or {})
+        self.state = state
+        self.transport: Transport = transport or ("http" if url else "stdio")
+        if self.transport not in ("stdio", "http"):
+            raise ConfigError(f"{name}: transport must be 'stdio' or 'http', got {self.transport!r}")
+        if self.transport == "stdio" and not self.command:
+            raise ConfigError(f"{name}: a stdio server needs a command")
+        self.cwd = cwd
+        self.startup_timeout = startup_timeout
+        self._template = (state or NullState()).snapshot()
+
+    @property
+    def key(self) -> Hashable:
+        """Command, URL, environment and template state."""
+        location = self.state.location if self.state is not None else None
+        return (
+            "external",
+            self.name,
+            tuple(self.command),
+            self.url,
+            tuple(sorted(self.env.items())),
+            location,
+        )
+
+    @property
+    def shared(self) -> bool:
+        """True for a server run by someone else at a fixed URL (no isolation between envs)."""
+        return not self.command
+
+    def initial_snapshot(self, seed: int) -> Snapshot:
+        """The template state (an external server has one initial state, seed 0)."""
+        if seed != 0:
+            raise TaskError(f"{self.name}: an external server has one initial state; use initial_state seed 0")
+        return self._template
+
+    async def launch(self, *, call_timeout: float) -> LiveServer:
+        """Start the server on a fresh private copy of the template state."""
+        workdir = Path(tempfile.mkdtemp(prefix=f"gym-mcp-{_safe(self.name)}-"))
+        state: StateBackend
+        try:
+            if self.state is None:
+                state = NullState()
+            elif self.shared:
+                state = self.state
+            else:
+                dest = workdir / "state" / (Path(self.state.location).name or "state")
+                state = self.state.copy_to(dest)
+                state.restore(self._template)
+            location = "" if isinstance(state, NullState) else str(state.location)
+            values = {"state": location, "workdir": str(workdir)}
+            launch = Launch(
+                self.name,
+                self.transport,
+                command=[_substitute(part, values) for part in self.command],
+                url=_substitute(self.url, values) if self.url else None,
+                env={k: _substitute(v, values) for k, v in self.env.items()},
+                cwd=_substitute(self.cwd, values) if self.cwd else None,
+                stderr_path=str(workdir / "server.stderr"),
+            )
+        except BaseException:
+            shutil.rmtree(workdir, ignore_errors=True)
+            raise
+        connection = LiveConnection(launch, call_timeout=call_timeout, startup_timeout=self.startup_timeout)
+        try:
+            tools = await connection.start_and_list()
+        except BaseException:
+            if not self.shared:
+                state.close()
+            shutil.rmtree(workdir, ignore_errors=True)
+            raise
+        return LiveServer.single(connection, state, tools, self.key, workdir)
+
+
+class ComposedSource(ServerSource):
+    """Several servers in one environment; their tools are exposed as ``name.tool``.
+
+    Args:
+        parts: ``{name: source}``; a string value names a bundled server.
+        transport: Transport for bundled parts given by name.
+    """
+
+    def __init__(self, parts: Mapping[str, ServerSource | str], *, transport: Transport = "inprocess") -> None:
+        if len(parts) < 2:
+            raise ConfigError("a composed environment needs at least two servers")
+        self.parts: dict[str, ServerSource] = {}
+        for name, part in parts.items():
+            if not re.fullmatch(r"[A-Za-z0-9_-]+", name):
+                raise ConfigError(f"server name {name!r} must be letters, digits, '_' or '-' (it prefixes tool names)")
+            self.parts[name] = BundledSource(part, transport) if isinstance(part, str) else part
+        self.name = "+".join(self.parts)
+        self.transport = transport
+
+    @property
+    def key(self) -> Hashable:
+        """The parts' keys."""
+        return ("composed", tuple((n, s.key) for n, s in self.parts.items()))
+
+    def initial_snapshot(self, seed: int) -> Snapshot:
+        """Every part's initial state for ``seed``, packed together."""
+        return CompositeState.pack({name: src.initial_snapshot(seed) for name, src in self.parts.items()})
+
+    async def launch(self, *, call_timeout: float) -> LiveServer:
+        """Launch every part and join them into one live server."""
+        launched: list[tuple[str, LiveServer]] = []
+        try:
+            for name, source in self.parts.items():
+                launched.append((name, await source.launch(call_timeout=call_timeout)))
+        except BaseException:
+            for _, live in launched:
+                await live.close()
+            raise
+        parts = [LivePart(name, live.connection, live.parts[0].tools) for name, live in launched]
+        state = CompositeState({name: live.state for name, live in launched})
+        workdirs = [live.workdir for _, live in launched if live.workdir is not None]
+        return LiveServer(parts, state, self.key, None, namespaced=True, extra_workdirs=workdirs)

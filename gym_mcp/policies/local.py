@@ -1,0 +1,189 @@
+"""A local transformers model (plus an optional PEFT adapter) as a policy and as a chat server.
+
+Needs the ``[train]`` extra (torch, transformers, peft). Models come from a local path only
+(nothing is downloaded). Prompts are rendered by gym-mcp itself, compactly and the same way for
+every model (many small models' chat templates cannot render tools): a system block with one
+line per tool, then the conversation with ``<|user|>``/``<|assistant|>``/``<|tool|>`` markers;
+the model calls tools as Hermes ``<tool_call>{json}</tool_call>``.
+
+- `LocalModel`: load, render, generate (stops after a call, at a new turn, or at the end-of-text token).
+- `LocalModelPolicy`: a `Policy` over it.
+- `serve_model`: an OpenAI-compatible ``/v1/chat/completions`` server (``gym-mcp serve-model``),
+  so any agent framework, and `OpenAIPolicy`, can drive a local or trained model.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from gym_mcp.actions.parsing import auto_parser
+from gym_mcp.errors import ConfigError, DependencyMissing
+from gym_mcp.policies.base import Policy
+from gym_mcp.policies.prompt import STOP_STRINGS, cut_reply, render_prompt
+
+__all__ = ["LocalModel", "LocalModelPolicy", "make_app", "serve_model"]
+
+
+class LocalModel:
+    """A causal LM from a local folder, optionally with a PEFT (LoRA) adapter.
+
+    Args:
+        path: Folder with the model and tokenizer (``save_pretrained`` output), a ``.gguf`` file,
+            or ``"smollm2"`` (the default model; see `gym_mcp.train.models.resolve_model`).
+        adapter: Folder with a PEFT adapter to apply.
+        device: Torch device (default CPU).
+    """
+
+    def __init__(
+        self, path: str | os.PathLike[str], *, adapter: str | os.PathLike[str] | None = None, device: str = "cpu"
+    ) -> None:
+        try:
+            import torch
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+        except ImportError as exc:
+            raise DependencyMissing(
+                "local models need the [train] extra: pip install -e '.[train]'", extra="train"
+            ) from exc
+        from gym_mcp.train.models import resolve_model
+
+        folder = Path(resolve_model(path, verbose=True))
+        if not folder.is_dir():
+            raise ConfigError(f"model folder {folder} does not exist (models are loaded from local paths only)")
+        self.torch = torch
+        self.tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+        model: Any = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True)
+        if adapter is not None:
+            from peft import PeftModel
+
+            model = PeftModel.from_pretrained(model, str(adapter), is_trainable=False)
+        self.model = model.to(device).eval()
+        self.device = device
+        self.name = folder.name + (f"+{Path(adapter).name}" if adapter else "")
+        self._lock = threading.Lock()
+
+    def generate(
+        self,
+        prompt: str,
+        *,
+        max_new_tokens: int = 128,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        seed: int | None = None,
+    ) -> str:
+        """Continue a prompt; stops after ``</tool_call>``, at a new turn, or at the end-of-text token."""
+        torch = self.torch
+        inputs = self.tokenizer(prompt, return_tensors="pt").to(self.device)
+        kwargs: dict[str, Any] = {"max_new_tokens": max_new_tokens, "pad_token_id": self.tokenizer.eos_token_id}
+        if temperature > 0:
+            kwargs.update(do_sample=True, temperature=temperature, top_p=top_p)
+        else:
+            kwargs.update(do_sample=False)
+        kwargs["stop_strings"] = list(STOP_STRINGS)
+        kwargs["tokenizer"] = self.tokenizer
+        with self._lock, torch.no_grad():
+            if seed is not None:
+                torch.manual_seed(seed)
+            out = self.model.generate(**inputs, **kwargs)
+        return cut_reply(str(self.tokenizer.decode(out[0, inputs["input_ids"].shape[1] :], skip_special_tokens=True)))
+
+    def chat(
+        self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] = (), **sampling: Any
+    ) -> str:
+        """The model's reply to a conversation (text, possibly with ``<tool_call>`` blocks)."""
+        return self.generate(render_prompt(messages, tools), **sampling)
+
+
+class LocalModelPolicy(Policy):
+    """A local model playing an environment (its text goes to `MCPEnv.step`, which parses the calls).
+
+    Args:
+        model: A loaded `LocalModel`.
+        max_new_tokens: Longest reply.
+        temperature: 0 for greedy (reproducible).
+        top_p: Nucleus sampling when temperature > 0.
+    """
+
+    def __init__(
+        self, model: LocalModel, *, max_new_tokens: int = 128, temperature: float = 0.0, top_p: float = 1.0
+    ) -> None:
+        self.model = model
+        self.name = f"local:{model.name}"
+        self.sampling = {"max_new_tokens": max_new_tokens, "temperature": temperature, "top_p": top_p}
+        self._seed: int | None = None
+
+    def reset(self, task: Any, info: Mapping[str, Any], *, seed: int | None = None) -> None:
+        """Remember the episode seed (sampling is seeded from it)."""
+        self._seed = seed
+
+    def act(self, observation: str, info: Mapping[str, Any]) -> Any:
+        """The model's reply to the conversation so far."""
+        return self.model.chat(info.get("messages") or [], info.get("tools") or [], seed=self._seed, **self.sampling)
+
+
+def _completion(model: LocalModel, body: Mapping[str, Any]) -> dict[str, Any]:
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise ValueError("'messages' must be a non-empty list")
+    text = model.chat(
+        messages,
+        body.get("tools") or [],
+        max_new_tokens=int(body.get("max_tokens") or 128),
+        temperature=float(body.get("temperature") or 0.0),
+        top_p=float(body.get("top_p") or 1.0),
+        seed=body.get("seed"),
+    )
+    parsed = auto_parser(text)
+    message: dict[str, Any] = {"role": "assistant", "content": parsed.text if parsed.calls else text}
+    if parsed.calls:
+        message["tool_calls"] = [
+            {
+                "id": f"call_{i}",
+                "type": "function",
+                "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)},
+            }
+            for i, c in enumerate(parsed.calls)
+        ]
+        message["content"] = parsed.text or None
+    return {
+        "id": f"chatcmpl-{int(time.time() * 1000)}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model") or model.name,
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if parsed.calls else "stop"}],
+    }
+
+
+def make_app(model: LocalModel) -> Any:
+    """The Starlette app of the chat server (``/v1/models``, ``/v1/chat/completions``)."""
+    from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    async def models(_: Request) -> JSONResponse:
+        return JSONResponse({"object": "list", "data": [{"id": model.name, "object": "model"}]})
+
+    async def completions(request: Request) -> JSONResponse:
+        try:
+            body = await request.json()
+            if not isinstance(body, dict):
+                raise ValueError("the body must be a JSON object")
+            return JSONResponse(await run_in_threadpool(_completion, model, body))
+        except (ValueError, KeyError, TypeError) as exc:
+            return JSONResponse({"error": {"message": str(exc), "type": "invalid_request_error"}}, status_code=400)
+
+    return Starlette(routes=[Route("/v1/models", models), Route("/v1/chat/completions", completions, methods=["POST"])])
+
+
+def serve_model(model: LocalModel, *, host: str = "127.0.0.1", port: int = 8000) -> None:
+    """Serve a local model over an OpenAI-compatible API until interrupted."""
+    import uvicorn
+
+    uvicorn.run(make_app(model), host=host, port=port, log_level="warning")

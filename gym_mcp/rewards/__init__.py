@@ -1,0 +1,57 @@
+"""Rewards: functions of a finished episode.
+
+A reward function takes the `Episode` (the task, every call with its outcome, the final
+answer, the final state's fingerprint) and returns a float. The environment calls it once,
+when the episode ends; intermediate steps get 0. The default is `state_match`.
+
+Besides `state_match`, this package holds the terms of the two recipes gym-mcp implements,
+each a small pure function of the episode (no judge model):
+
+* `success`: the final state matches the task's expected fingerprint and, when the task has
+  an expected answer, the final answer holds its values (`answer_match`).
+* `validity`, `coverage`, `name_precision`, `argument_agreement`, `abstention` and
+  `efficiency`: PROVE's process terms (see ``shared/PAPERS.md``).
+
+`CompositeReward` combines them with weights: `CompositeReward.prove` is PROVE's weighted
+sum, `CompositeReward.mua_rl` MUA-RL's binary success. Its `CompositeReward.terms` (or
+`all_terms` for any other reward function) lists every term, and the environment puts them in
+``info["reward_terms"]`` at the end of an episode.
+
+Modules: `episode` (what reward functions see), `outcome` (final state and answer), `prove`
+(PROVE's process terms and the adaptive efficiency term), `composite` (the weighted sums).
+"""
+
+from __future__ import annotations
+
+from gym_mcp.rewards.composite import CompositeReward, all_terms
+from gym_mcp.rewards.episode import CallRecord, Episode, RewardFn
+from gym_mcp.rewards.outcome import answer_match, state_match, success
+from gym_mcp.rewards.prove import (
+    abstention,
+    align_calls,
+    argument_agreement,
+    coverage,
+    efficiency,
+    efficiency_budget,
+    name_precision,
+    validity,
+)
+
+__all__ = [
+    "CallRecord",
+    "CompositeReward",
+    "Episode",
+    "RewardFn",
+    "abstention",
+    "align_calls",
+    "all_terms",
+    "answer_match",
+    "argument_agreement",
+    "coverage",
+    "efficiency",
+    "efficiency_budget",
+    "name_precision",
+    "state_match",
+    "success",
+    "validity",
+]

@@ -1,0 +1,248 @@
+"""The state types every backend shares: `Snapshot`, `StateDiff` / `GroupDiff`, and `StateBackend`.
+
+State backends: exact snapshots, restores, fingerprints and diffs of a server's state.
+
+A backend owns the state a live server reads and writes (an SQLite database, a directory
+tree, a JSON file, or several of these composed). The environment snapshots and restores it
+from *outside* the server: no tool call can reach these operations and the agent's tool list
+never shows them.
+
+- `Snapshot`: immutable bytes of the whole state plus a content hash (``digest``).
+- `fingerprint()`: a hash of the *logical* content, leaving out declared volatile parts
+  (timestamp columns, generated tokens, ignored files), so two runs that did the same thing
+  have equal fingerprints even if their wall-clock columns differ.
+- `diff(a, b)`: what changed between two snapshots, per table (rows added/removed/changed by
+  primary key), per file, or per JSON path.
+- `location` / `copy_to(dest)`: where a server should be pointed for this state, and a new
+  backend of the same kind holding a private copy of it (one per parallel environment).
+
+Backends: `SQLiteState`, `DirectoryState`, `JSONFileState` and `CompositeState` (named parts,
+for environments that compose several servers).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gym_mcp.errors import StateError
+
+__all__ = ["GroupDiff", "Snapshot", "StateBackend", "StateDiff", "same_path"]
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """An immutable copy of a whole state.
+
+    Attributes:
+        kind: The backend kind that made it (``"sqlite"``, ``"directory"``, ...).
+        data: The serialized state.
+        digest: SHA-256 of ``data``: equal digests mean byte-identical states.
+    """
+
+    kind: str
+    data: bytes = field(repr=False)
+    digest: str = ""
+
+    @classmethod
+    def of(cls, kind: str, data: bytes) -> Snapshot:
+        """Make a snapshot of ``data``, computing its content hash.
+
+        A ``"composite"`` snapshot's digest is computed over its parts' digests, so it is equal
+        for two composites whose parts have equal digests.
+        """
+        if kind == "composite":
+            try:
+                items = [(name, sub.kind, sub.digest) for name, sub in _decode_composite(data)]
+            except StateError:
+                pass  # not a composite encoding: hash the raw bytes
+            else:
+                return cls(kind, data, _composite_digest(items))
+        hashed = _sqlite_content(data) if kind == "sqlite" else data
+        return cls(kind, data, hashlib.sha256(hashed).hexdigest())
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+
+def _sqlite_content(data: bytes) -> bytes:
+    """Database bytes without the header's counters.
+
+    Those are the change counter (bytes 24-27), schema cookie (40-43) and version-valid-for
+    (92-95). SQLite bumps these on writes, a restore through the backup API included, so they tell how a
+    file got its content, not what the content is.
+    """
+    if len(data) < 100:
+        return data
+    return data[:24] + bytes(4) + data[28:40] + bytes(4) + data[44:92] + bytes(4) + data[96:]
+
+
+@dataclass(frozen=True)
+class GroupDiff:
+    """Changes inside one group (a table, or the files of a directory).
+
+    Attributes:
+        added: Items present only in the second state (rows as dicts, or file paths).
+        removed: Items present only in the first state.
+        changed: ``(before, after)`` pairs of items whose content differs.
+    """
+
+    added: tuple[Any, ...] = ()
+    removed: tuple[Any, ...] = ()
+    changed: tuple[tuple[Any, Any], ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.removed or self.changed)
+
+
+@dataclass(frozen=True)
+class StateDiff:
+    """What changed between two states, by group (table name, or ``"files"``).
+
+    Only groups with changes appear. ``bool(diff)`` is False when nothing changed.
+    """
+
+    groups: Mapping[str, GroupDiff] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return any(self.groups.values())
+
+    def __getitem__(self, group: str) -> GroupDiff:
+        return self.groups.get(group, GroupDiff())
+
+    def summary(self) -> str:
+        """One line per changed group, e.g. ``accounts: +1 -0 ~2``."""
+        if not self:
+            return "no changes"
+        return "\n".join(
+            f"{name}: +{len(g.added)} -{len(g.removed)} ~{len(g.changed)}" for name, g in sorted(self.groups.items())
+        )
+
+
+class StateBackend(ABC):
+    """The state of one live server, snapshotted and restored from outside the server."""
+
+    kind: str = "abstract"
+
+    @abstractmethod
+    def snapshot(self) -> Snapshot:
+        """Copy the whole current state."""
+
+    @abstractmethod
+    def restore(self, snapshot: Snapshot) -> None:
+        """Make the current state exactly the snapshot's."""
+
+    @abstractmethod
+    def fingerprint(self) -> str:
+        """Hash of the current logical content, volatile parts left out."""
+
+    @abstractmethod
+    def fingerprint_of(self, snapshot: Snapshot) -> str:
+        """Hash of a snapshot's logical content, as `fingerprint` would give after restoring it."""
+
+    @abstractmethod
+    def diff(self, a: Snapshot, b: Snapshot) -> StateDiff:
+        """What changed from snapshot ``a`` to snapshot ``b``."""
+
+    @property
+    def location(self) -> Path:
+        """The path a server should be pointed at for this state.
+
+        Raises:
+            StateError: The state has no single path (an in-memory database, a composite).
+        """
+        raise StateError(f"a {self.kind!r} state has no location")
+
+    def copy_to(self, dest: str | os.PathLike[str]) -> StateBackend:
+        """A new backend of the same kind and settings whose state lives at ``dest``.
+
+        The copy holds an exact copy of the current content (equal fingerprint) and is then
+        independent of this state; it is how each parallel environment gets its own private copy
+        of a template state. Parent directories of ``dest`` are created.
+
+        Args:
+            dest: Where the copy lives: a file path for file states, a directory for
+                directory states.
+
+        Returns:
+            The new backend; the caller owns it (and closes it).
+
+        Raises:
+            StateError: The backend cannot be copied, or ``dest`` cannot hold the copy.
+        """
+        raise StateError(f"a {type(self).__name__} state cannot be copied")
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release files and connections held by the backend."""
+
+    def _check_kind(self, snapshot: Snapshot) -> None:
+        if snapshot.kind != self.kind:
+            raise StateError(f"cannot use a {snapshot.kind!r} snapshot with a {self.kind!r} state")
+
+
+# --------------------------------------------------------------------------------------------
+# SQLite
+
+
+def same_path(a: Path, b: Path) -> bool:
+    """True when ``a`` and ``b`` name the same file (symlinks and ``..`` resolved)."""
+    return a.resolve() == b.resolve()
+
+
+# Composite snapshots: named part snapshots in one encoding (see `CompositeState`).
+
+
+_COMPOSITE_MAGIC = b"GYMMCP-COMP1\n"
+
+
+def _encode_composite(parts: Iterable[tuple[str, Snapshot]]) -> bytes:
+    """Serialize named part snapshots: per part, length-prefixed name, kind and data."""
+    out = [_COMPOSITE_MAGIC]
+    for name, snap in parts:
+        n, k = name.encode(), snap.kind.encode()
+        out.append(len(n).to_bytes(4, "big") + n + len(k).to_bytes(4, "big") + k)
+        out.append(len(snap.data).to_bytes(8, "big"))
+        out.append(snap.data)
+    return b"".join(out)
+
+
+def _decode_composite(data: bytes) -> list[tuple[str, Snapshot]]:
+    """The named part snapshots of a composite encoding (digests recomputed)."""
+    if not data.startswith(_COMPOSITE_MAGIC):
+        raise StateError("not a composite snapshot")
+    view = memoryview(data)
+    i = len(_COMPOSITE_MAGIC)
+
+    def take(n: int) -> bytes:
+        nonlocal i
+        if i + n > len(data):
+            raise StateError("truncated composite snapshot")
+        chunk = bytes(view[i : i + n])
+        i += n
+        return chunk
+
+    parts: list[tuple[str, Snapshot]] = []
+    try:
+        while i < len(data):
+            name = take(int.from_bytes(take(4), "big")).decode()
+            kind = take(int.from_bytes(take(4), "big")).decode()
+            body = take(int.from_bytes(take(8), "big"))
+            parts.append((name, Snapshot.of(kind, body)))
+    except UnicodeDecodeError as exc:
+        raise StateError(f"corrupt composite snapshot: {exc}") from exc
+    return parts
+
+
+def _composite_digest(items: Iterable[tuple[str, str, str]]) -> str:
+    """Digest of a composite from its parts' ``(name, kind, digest)``."""
+    h = hashlib.sha256(_COMPOSITE_MAGIC)
+    for name, kind, digest in items:
+        for text in (name, kind, digest):
+            b = text.encode()
+            h.update(len(b).to_bytes(4, "big") + b)
+    return h.hexdigest()

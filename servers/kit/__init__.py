@@ -1,0 +1,91 @@
+"""A small kit for writing the bundled, stateful MCP servers.
+
+A server is a package that defines only its domain: SQLAlchemy models, a ``seed(db, rng)``
+function that fills an empty database deterministically from a `random.Random`, and the tools
+with their business rules. The kit does the rest: a session per call (commit on success, roll
+back on any error), JSON results, the tool list with schemas, the database and the command line.
+
+``models.py``: the tables. `string_id` and `volatile_timestamp` declare the common columns;
+columns marked volatile (wall-clock times, random tokens) are left out of state fingerprints::
+
+    class Account(Base):
+        __tablename__ = "accounts"
+        id: Mapped[str] = string_id()
+        balance_cents: Mapped[int] = mapped_column(Integer, default=0)
+        created_at: Mapped[datetime] = volatile_timestamp()
+
+``tools/``: a `ServerKit` and the tools, one module per area once they outgrow one file. A
+tool is a function whose first parameter is the session; its docstring is what the model reads
+(the text becomes the description, each ``Args:`` entry that parameter's description). Raise
+`ToolError` for an expected failure: the agent gets the message and the episode goes on. The
+rules helpers keep the bodies short: `Finder` (load by id, or say which tool lists valid ids),
+`next_id`, `check_limit`, `check_between`, `check_length`, `parse_date`, `parse_datetime`,
+`to_cents`, `dollars` and `format_dollars`::
+
+    kit = ServerKit("bank", base=Base, seed=seed, instructions="...")
+    account = Finder(Account, "account", "ACC-1001", "use list_accounts to see valid ones")
+
+    @kit.tool(write=True, intent="Deposit ${amount} into account {account_id}", samples={"amount": (5, 20, 75)})
+    def deposit(db: Session, account_id: str, amount: float) -> dict[str, Any]:
+        '''Deposit money into an account.
+
+Args:
+            account_id: The account to credit, e.g. "ACC-1001".
+            amount: Dollars, greater than 0 with at most 2 decimals.
+        '''
+        acc = account(db, account_id)
+        acc.balance_cents += to_cents(amount)
+        return {"account_id": acc.id, "balance": dollars(acc.balance_cents)}
+
+``__init__.py`` exposes ``kit``, and ``__main__.py`` runs ``kit.main()``; add the package to
+`gym_mcp.servers.BUNDLED`. Every "today" rule uses ``kit.today``, a fixed date, so episodes
+replay identically. Snapshots and restores never go through a tool: they act on the database
+from outside, so nothing the agent can call reaches them.
+"""
+
+from __future__ import annotations
+
+from mcp.server.mcpserver.exceptions import ToolError
+
+from gym_mcp.servers.kit.columns import string_id, volatile_timestamp
+from gym_mcp.servers.kit.rules import (
+    MISSING_ROW,
+    Finder,
+    check_between,
+    check_length,
+    check_limit,
+    dollars,
+    format_dollars,
+    next_id,
+    next_number,
+    norm_id,
+    parse_date,
+    parse_datetime,
+    to_cents,
+)
+from gym_mcp.servers.kit.server import DB_URL_ENV, ServerKit, ToolInfo, add_serve_arguments, make_engine, to_jsonable
+
+__all__ = [
+    "DB_URL_ENV",
+    "MISSING_ROW",
+    "Finder",
+    "ServerKit",
+    "ToolError",
+    "ToolInfo",
+    "add_serve_arguments",
+    "check_between",
+    "check_length",
+    "check_limit",
+    "dollars",
+    "format_dollars",
+    "make_engine",
+    "next_id",
+    "next_number",
+    "norm_id",
+    "parse_date",
+    "parse_datetime",
+    "string_id",
+    "to_cents",
+    "to_jsonable",
+    "volatile_timestamp",
+]

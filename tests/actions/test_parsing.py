@@ -1,0 +1,68 @@
+"""Reading tool calls from model text and structured actions."""
+
+from __future__ import annotations
+
+from gym_mcp.actions.parsing import auto_parser, calls_from_structured, hermes_parser, json_parser
+
+
+def test_hermes_single_and_multiple_calls() -> None:
+    text = (
+        "Let me check.\n"
+        '<tool_call>{"name": "get_balance", "arguments": {"account_id": "ACC-1"}}</tool_call>\n'
+        '<tool_call>\n{"name": "list_cards", "arguments": {}}\n</tool_call>'
+    )
+    parsed = hermes_parser(text)
+    assert [c.name for c in parsed.calls] == ["get_balance", "list_cards"]
+    assert parsed.calls[0].arguments == {"account_id": "ACC-1"}
+    assert parsed.text == "Let me check."
+    assert parsed.errors == ()
+
+
+def test_hermes_bad_json_is_an_error_not_a_final_answer() -> None:
+    parsed = auto_parser('<tool_call>{"name": "x", "arguments": {</tool_call>')
+    assert parsed.calls == ()
+    assert parsed.errors
+    assert "not valid JSON" in parsed.errors[0]
+
+
+def test_hermes_unclosed_tag_still_parses() -> None:
+    parsed = auto_parser('<tool_call>{"name": "x", "arguments": {"a": 1}}')
+    assert [c.name for c in parsed.calls] == ["x"]
+
+
+def test_bare_json_call_list_and_fence() -> None:
+    assert [c.name for c in json_parser('{"name": "a", "arguments": {"k": 1}}').calls] == ["a"]
+    assert [c.name for c in json_parser('[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {}}]').calls] == [
+        "a",
+        "b",
+    ]
+    assert [c.name for c in json_parser('```json\n{"name": "a", "arguments": {}}\n```').calls] == ["a"]
+
+
+def test_openai_tool_calls_message() -> None:
+    msg = (
+        '{"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", '
+        '"function": {"name": "f", "arguments": "{\\"x\\": 2}"}}]}'
+    )
+    parsed = auto_parser(msg)
+    assert parsed.calls[0].name == "f"
+    assert parsed.calls[0].arguments == {"x": 2}
+    assert parsed.calls[0].id == "c1"
+
+
+def test_plain_text_and_unrelated_json_are_final_answers() -> None:
+    assert auto_parser("Your balance is 12.50.").calls == ()
+    assert auto_parser("Your balance is 12.50.").text == "Your balance is 12.50."
+    parsed = auto_parser('{"balance": 12.5}')
+    assert parsed.calls == ()
+    assert parsed.errors == ()
+
+
+def test_structured_actions() -> None:
+    assert calls_from_structured({"name": "a", "arguments": {"x": 1}}).calls[0].arguments == {"x": 1}
+    assert len(calls_from_structured([{"name": "a"}, {"name": "b"}]).calls) == 2
+    bad = calls_from_structured({"tool_calls": [{"function": {"name": "a", "arguments": "{oops"}}]})
+    assert bad.errors
+    assert "not valid JSON" in bad.errors[0]
+    assert calls_from_structured({"arguments": {}}).errors
+    assert calls_from_structured(42).errors

@@ -1,0 +1,136 @@
+"""A real (tiny) transformer as a policy, and behind `gym-mcp serve-model` driven by `OpenAIPolicy`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import gymnasium as gym
+import httpx
+import pytest
+
+pytest.importorskip("torch", reason="local models need the [train] extra (the README's test command installs it)")
+pytest.importorskip("transformers", reason="local models need the [train] extra")
+
+import gym_mcp
+from gym_mcp.evaluation import EvalConfig, evaluate
+from gym_mcp.policies import OpenAIPolicy, make_policy
+from gym_mcp.policies.local import LocalModel, LocalModelPolicy
+from gym_mcp.policies.prompt import render_prompt
+from tests.tiny_model import build_tiny_model, teach
+
+CALL = '<tool_call>{"name": "get_balance", "arguments": {"account_id": "ACC-1001"}}</tool_call>'
+TASK = gym_mcp.Task(id="balance", server="banking", instruction="What is the balance of ACC-1001?")
+
+
+@pytest.fixture(scope="module")
+def taught_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny Llama trained (really) to answer the task's first turn with a get_balance call."""
+    folder = build_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
+    env = gym.make("gym_mcp/Banking-v0", tasks=[TASK])
+    _, info = env.reset(seed=0)
+    env.close()
+    teach(folder, render_prompt(info["messages"], info["tools"]), CALL)
+    return folder
+
+
+def test_local_policy_plays_an_episode(taught_model: Path) -> None:
+    model = LocalModel(taught_model)
+    env = gym.make("gym_mcp/Banking-v0", tasks=[TASK], max_steps=3)
+    try:
+        obs, info = env.reset(seed=0)
+        policy = LocalModelPolicy(model, max_new_tokens=48)
+        policy.reset(TASK, info, seed=0)
+        action = policy.act(obs, info)
+        assert action == CALL
+        obs, *_ = env.step(action)
+        assert json.loads(obs)["account_id"] == "ACC-1001"
+    finally:
+        env.close()
+
+
+def test_adapter_is_applied(taught_model: Path, tmp_path: Path) -> None:
+    import torch
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM
+
+    base = AutoModelForCausalLM.from_pretrained(taught_model, local_files_only=True)
+    peft_model = get_peft_model(base, LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"]))
+    with torch.no_grad():
+        for name, param in peft_model.named_parameters():
+            if "lora_B" in name:
+                param.fill_(0.5)  # a non-zero adapter changes the outputs
+    peft_model.save_pretrained(tmp_path / "adapter")
+    plain = LocalModel(taught_model)
+    adapted = LocalModel(taught_model, adapter=tmp_path / "adapter")
+    prompt = "<|user|>\nhello\n<|assistant|>\n"
+    assert adapted.generate(prompt, max_new_tokens=8) != plain.generate(prompt, max_new_tokens=8)
+    assert "adapter" in adapted.name
+
+
+def test_serve_model_drives_the_httpx_policy_end_to_end(taught_model: Path, tmp_path: Path) -> None:
+    port = gym_mcp.free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gym_mcp.cli", "serve-model", "--model", str(taught_model), "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                httpx.get(url + "/models", timeout=2).raise_for_status()
+                break
+            except httpx.HTTPError:
+                assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+                assert time.monotonic() < deadline
+                time.sleep(0.3)
+        bad = httpx.post(url + "/chat/completions", json={"messages": "nope"}, timeout=30)
+        assert bad.status_code == 400
+        policy = OpenAIPolicy(url, "tiny")
+        env = gym.make("gym_mcp/Banking-v0", tasks=[TASK], max_steps=3)
+        obs, info = env.reset(seed=0)
+        action = policy.act(obs, info)
+        assert action["tool_calls"][0]["function"]["name"] == "get_balance"
+        obs, *_ = env.step(action)
+        assert json.loads(obs)["account_id"] == "ACC-1001"
+        env.close()
+        policy.close()
+        # and through the eval harness, with the endpoint as a policy spec
+        result = evaluate(
+            [("gym_mcp/Banking-v0", [TASK])], {"served": lambda: make_policy(f"openai:{url}")}, EvalConfig(max_steps=3)
+        )
+        episode = result.episodes[0]
+        assert episode["calls"][0]["name"] == "get_balance"
+        assert episode["calls"][0]["status"] == "ok"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def test_local_policy_spec_in_eval(taught_model: Path) -> None:
+    result = evaluate(
+        [("gym_mcp/Banking-v0", [TASK])],
+        {"local": lambda: make_policy(f"local:{taught_model}")},
+        EvalConfig(max_steps=3),
+    )
+    assert result.episodes[0]["calls"][0]["name"] == "get_balance"
+
+
+def test_missing_model_folder_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(gym_mcp.GymMCPError, match="does not exist"):
+        LocalModel(tmp_path / "nothing")
+
+
+def test_replies_are_cut_after_the_first_call_or_before_a_turn_that_is_not_the_models() -> None:
+    from gym_mcp.policies.prompt import cut_reply
+
+    assert cut_reply('x <tool_call>{"a": 1}</tool_call> y') == 'x <tool_call>{"a": 1}</tool_call>'
+    assert cut_reply("All done.\n<|user|>\nthanks<tool_call>{}</tool_call>") == "All done."
+    assert cut_reply("ok<|tool|>{}") == "ok"
+    assert cut_reply("  plain answer \n") == "plain answer"

@@ -1,0 +1,146 @@
+"""SQLite state on real files and in-memory databases: snapshots, fingerprints, diffs, copies."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from gym_mcp.errors import StateError
+from gym_mcp.state import DirectoryState, Snapshot, SQLiteState
+from tests.state.data import balance, fill
+
+
+@pytest.fixture(params=["memory", "file"])
+def state(request: pytest.FixtureRequest, tmp_path: Path) -> SQLiteState:
+    path = None if request.param == "memory" else tmp_path / "s.db"
+    st = SQLiteState(path, volatile={"accounts": ["updated_at"]})
+    fill(st.connection)
+    return st
+
+
+def test_snapshot_restore_is_exact(state: SQLiteState) -> None:
+    snap = state.snapshot()
+    fp = state.fingerprint()
+    state.connection.execute("UPDATE accounts SET balance = 0 WHERE id = 'A1'")
+    state.connection.execute("DELETE FROM accounts WHERE id = 'A2'")
+    assert state.fingerprint() != fp
+    state.restore(snap)
+    assert state.fingerprint() == fp
+    assert state.snapshot().digest == snap.digest
+
+
+def test_snapshot_is_immutable_and_hashed(state: SQLiteState) -> None:
+    snap = state.snapshot()
+    assert isinstance(snap, Snapshot)
+    assert len(snap.digest) == 64
+    with pytest.raises(AttributeError):
+        snap.data = b""  # type: ignore[misc]
+    state.connection.execute("UPDATE accounts SET balance = 1")
+    assert state.snapshot().digest != snap.digest
+
+
+def test_volatile_columns_are_left_out_of_fingerprints(state: SQLiteState) -> None:
+    fp = state.fingerprint()
+    state.connection.execute("UPDATE accounts SET updated_at = 'later'")
+    assert state.fingerprint() == fp
+    state.connection.execute("UPDATE accounts SET owner = 'someone' WHERE id = 'A3'")
+    assert state.fingerprint() != fp
+
+
+def test_fingerprint_ignores_row_order(tmp_path: Path) -> None:
+    a, b = SQLiteState(None), SQLiteState(None)
+    for st, order in ((a, [1, 2, 3]), (b, [3, 1, 2])):
+        st.connection.execute("CREATE TABLE t (id INTEGER, v TEXT)")
+        st.connection.executemany("INSERT INTO t VALUES (?, ?)", [(i, str(i)) for i in order])
+    assert a.fingerprint() == b.fingerprint()
+
+
+def test_fingerprint_of_snapshot_matches_live(state: SQLiteState) -> None:
+    snap = state.snapshot()
+    assert state.fingerprint_of(snap) == state.fingerprint()
+
+
+def test_diff_rows_added_removed_changed(state: SQLiteState) -> None:
+    before = state.snapshot()
+    state.connection.execute("INSERT INTO accounts VALUES ('A9', 'new', 5, 'x')")
+    state.connection.execute("DELETE FROM accounts WHERE id = 'A1'")
+    state.connection.execute("UPDATE accounts SET balance = 7 WHERE id = 'A2'")
+    state.connection.execute("UPDATE accounts SET updated_at = 'volatile only' WHERE id = 'A3'")
+    after = state.snapshot()
+    diff = state.diff(before, after)
+    accounts = diff["accounts"]
+    assert [r["id"] for r in accounts.added] == ["A9"]
+    assert [r["id"] for r in accounts.removed] == ["A1"]
+    assert [(b["balance"], a["balance"]) for b, a in accounts.changed] == [(200, 7)]
+    assert "accounts: +1 -1 ~1" in diff.summary()
+    assert not state.diff(before, before)
+
+
+def test_file_restore_is_seen_by_other_connections(tmp_path: Path) -> None:
+    st = SQLiteState(tmp_path / "shared.db")
+    fill(st.connection)
+    snap = st.snapshot()
+    other = sqlite3.connect(tmp_path / "shared.db")
+    other.execute("DELETE FROM accounts")
+    other.commit()
+    st.restore(snap)
+    assert other.execute("SELECT COUNT(*) FROM accounts").fetchone()[0] == 5
+
+
+def test_wrong_snapshot_kind_is_refused(state: SQLiteState, tmp_path: Path) -> None:
+    d = DirectoryState(tmp_path / "d")
+    with pytest.raises(StateError, match="directory"):
+        state.restore(d.snapshot())
+
+
+def test_sqlite_file_copy_to_is_equal_then_independent(tmp_path: Path) -> None:
+    orig = SQLiteState(tmp_path / "orig.db", volatile={"accounts": ["updated_at"]})
+    fill(orig.connection)
+    copy = orig.copy_to(tmp_path / "nested" / "deeper" / "copy.db")
+    assert isinstance(copy, SQLiteState)
+    assert copy.location == tmp_path / "nested" / "deeper" / "copy.db"
+    assert copy.location.is_file()
+    assert copy.volatile == orig.volatile
+    assert copy.fingerprint() == orig.fingerprint()
+    assert copy.snapshot().digest == orig.snapshot().digest
+    # a server in another process sees the copy's content in the file
+    other = sqlite3.connect(copy.location)
+    assert other.execute("SELECT COUNT(*) FROM accounts").fetchone()[0] == 5
+    other.close()
+    # independent both ways
+    fp = orig.fingerprint()
+    copy.connection.execute("UPDATE accounts SET balance = 0 WHERE id = 'A1'")
+    assert orig.fingerprint() == fp
+    assert balance(orig, "A1") == 100
+    orig.connection.execute("DELETE FROM accounts WHERE id = 'A2'")
+    assert copy.row_counts() == {"accounts": 5}
+    # volatile columns still ignored on the copy
+    copy_fp = copy.fingerprint()
+    copy.connection.execute("UPDATE accounts SET updated_at = 'later'")
+    assert copy.fingerprint() == copy_fp
+    copy.close()
+    orig.close()
+
+
+def test_sqlite_copy_onto_itself_is_refused(tmp_path: Path) -> None:
+    st = SQLiteState(tmp_path / "s.db")
+    fill(st.connection)
+    with pytest.raises(StateError, match="itself"):
+        st.copy_to(tmp_path / "sub" / ".." / "s.db")
+    st.close()
+
+
+def test_sqlite_in_memory_copy_to_is_in_memory(tmp_path: Path) -> None:
+    orig = SQLiteState(None, volatile={"accounts": ["updated_at"]})
+    fill(orig.connection)
+    copy = orig.copy_to(tmp_path / "ignored.db")
+    assert copy.in_memory
+    assert not (tmp_path / "ignored.db").exists()
+    assert copy.volatile == orig.volatile
+    assert copy.fingerprint() == orig.fingerprint()
+    copy.connection.execute("UPDATE accounts SET balance = 0")
+    assert balance(orig, "A3") == 300
+    orig.connection.execute("DELETE FROM accounts")
+    assert copy.row_counts() == {"accounts": 5}

@@ -1,0 +1,448 @@
+"""Training pieces on a tiny random-init Llama: loss masks, LoRA updates, GRPO advantages and gradients."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+
+torch = pytest.importorskip("torch", reason="training needs the [train] extra (the README's test command installs it)")
+peft = pytest.importorskip("peft", reason="training needs the [train] extra")
+
+import gym_mcp  # noqa: E402
+from gym_mcp.train.data import IGNORE, encode_conversation, reference_conversation  # noqa: E402
+from gym_mcp.train.grpo import (  # noqa: E402
+    clipped_surrogate,
+    group_advantages,
+    kl_to_reference,
+    load_lora_model,
+    sft_step,
+    token_logprobs,
+)
+from tests.tiny_model import build_tiny_model  # noqa: E402
+
+TASK = gym_mcp.Task(
+    id="t",
+    server="banking",
+    instruction="Deposit $25 into ACC-1001, then show its balance.",
+    reference_calls=(
+        {"name": "deposit", "arguments": {"account_id": "ACC-1001", "amount": 25.0}},
+        {"name": "get_balance", "arguments": {"account_id": "ACC-1001"}},
+    ),
+)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
+
+
+@pytest.fixture(scope="module")
+def conversation() -> tuple[list[dict], list[dict]]:
+    env = gym.make("gym_mcp/Banking-v0")
+    try:
+        return reference_conversation(env, TASK)
+    finally:
+        env.close()
+
+
+def _lora(tiny: Path) -> tuple[object, object]:
+    return load_lora_model(tiny, peft.LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"]))
+
+
+def test_loss_mask_covers_only_the_models_tokens(tiny: Path, conversation: tuple[list[dict], list[dict]]) -> None:
+    messages, tools = conversation
+    assert [m["role"] for m in messages] == ["user", "assistant", "tool", "assistant", "tool", "assistant"]
+    _, tokenizer = _lora(tiny)
+    example = encode_conversation(tokenizer, messages, tools, TASK.id)
+    learned = tokenizer.decode([t for t, lab in zip(example.input_ids, example.labels, strict=True) if lab != IGNORE])
+    context = tokenizer.decode([t for t, lab in zip(example.input_ids, example.labels, strict=True) if lab == IGNORE])
+    assert learned == (
+        '<tool_call>{"name": "deposit", "arguments": {"account_id": "ACC-1001", "amount": 25.0}}</tool_call>'
+        '<tool_call>{"name": "get_balance", "arguments": {"account_id": "ACC-1001"}}</tool_call>'
+        "Done." + tokenizer.eos_token
+    )
+    # the tool results (live server output) and the request are context, never learned
+    assert messages[2]["content"] in context
+    assert TASK.instruction in context
+    assert "new_balance" not in learned
+
+
+def test_sft_changes_lora_weights_and_not_base_weights(tiny: Path, conversation: tuple[list[dict], list[dict]]) -> None:
+    model, tokenizer = _lora(tiny)
+    example = encode_conversation(tokenizer, *conversation)
+    ids = torch.tensor([example.input_ids])
+    labels = torch.tensor([example.labels])
+    before = {n: p.detach().clone() for n, p in model.named_parameters()}
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(trainable, lr=1e-2)
+    losses = [sft_step(model, optimizer, ids, labels) for _ in range(5)]
+    assert losses[-1] < losses[0]
+    changed = {n for n, p in model.named_parameters() if not torch.equal(p, before[n])}
+    assert changed
+    assert all("lora_" in n for n in changed)  # only adapter weights moved
+    assert any("lora_" in n for n in changed)
+
+
+def test_equal_rewards_give_zero_advantages_and_zero_gradient(
+    tiny: Path, conversation: tuple[list[dict], list[dict]]
+) -> None:
+    assert group_advantages([1.0, 1.0, 1.0, 1.0]) == [0.0, 0.0, 0.0, 0.0]
+    adv = group_advantages([1.0, 0.0, 0.0, 1.0])
+    assert adv == pytest.approx([1.0, -1.0, -1.0, 1.0], abs=1e-4)
+    model, tokenizer = _lora(tiny)
+    example = encode_conversation(tokenizer, *conversation)
+    ids = torch.tensor([example.input_ids] * 4)
+    labels = torch.tensor([example.labels] * 4)
+    logprobs, mask = token_logprobs(model, ids, labels)
+    loss = clipped_surrogate(logprobs, logprobs.detach(), torch.tensor(group_advantages([0.5] * 4)), mask)
+    loss.backward()
+    grads = [p.grad for p in model.parameters() if p.requires_grad]
+    assert all(g is None or torch.count_nonzero(g) == 0 for g in grads)
+
+
+def test_clipped_surrogate_and_kl_values() -> None:
+    logp = torch.log(torch.tensor([[0.5, 0.5]]))
+    old = torch.log(torch.tensor([[0.25, 0.5]]))  # ratio 2 on the first token, 1 on the second
+    mask = torch.ones(1, 2)
+    loss = clipped_surrogate(logp, old, torch.tensor([1.0]), mask, clip=0.2)
+    assert float(loss) == pytest.approx(-(1.2 + 1.0) / 2)  # the ratio 2 is clipped to 1.2
+    assert float(kl_to_reference(logp, logp, mask)) == pytest.approx(0.0)
+    assert float(kl_to_reference(logp, old, mask)) > 0.0
+
+
+def test_reference_logprobs_with_the_adapter_disabled(tiny: Path, conversation: tuple[list[dict], list[dict]]) -> None:
+    model, tokenizer = _lora(tiny)
+    example = encode_conversation(tokenizer, *conversation)
+    ids, labels = torch.tensor([example.input_ids]), torch.tensor([example.labels])
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-2)
+    for _ in range(3):
+        sft_step(model, optimizer, ids, labels)
+    with torch.no_grad():
+        trained, mask = token_logprobs(model, ids, labels)
+        with model.disable_adapter():
+            reference, _ = token_logprobs(model, ids, labels)
+    assert float(kl_to_reference(trained, reference, mask)) > 0.0  # one model, two policies
+
+
+def test_one_grpo_step_through_the_environment(tiny: Path) -> None:
+    from gym_mcp.train.grpo import grpo_step, rollout
+
+    model, tokenizer = _lora(tiny)
+    # a reward with spread even for a random model: the length of its final answer, modulo 3
+    env = gym.make("gym_mcp/Banking-v0", max_steps=2, reward=lambda ep: float(len(ep.final_answer or "x") % 3))
+    try:
+        group = [rollout(model, tokenizer, env, TASK, max_new_tokens=12, seed=s) for s in range(4)]
+    finally:
+        env.close()
+    assert all(r.messages[0] == {"role": "user", "content": TASK.instruction} for r in group)
+    before = {n: p.detach().clone() for n, p in model.named_parameters()}
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-2)
+    stats = grpo_step(model, tokenizer, optimizer, group, kl_coef=0.05)
+    if stats["zero_spread"]:
+        pytest.skip(f"the sampled group happened to have equal rewards: {stats['rewards']}")
+    changed = {n for n, p in model.named_parameters() if not torch.equal(p, before[n])}
+    assert changed
+    assert all("lora_" in n for n in changed)
+    # a group with equal rewards is skipped: nothing moves
+    same = [type(group[0])(g.messages, g.tools, 1.0) for g in group]
+    after = {n: p.detach().clone() for n, p in model.named_parameters()}
+    assert grpo_step(model, tokenizer, optimizer, same)["zero_spread"]
+    assert all(torch.equal(p, after[n]) for n, p in model.named_parameters())
+
+
+def _config(tiny: Path, out: Path, tasks: Path, **overrides: object) -> object:
+    from gym_mcp.train.trainer import TrainConfig
+
+    base = {
+        "model": str(tiny),
+        "tasks": str(tasks),
+        "output_dir": str(out),
+        "sft_steps": 4,
+        "sft_batch": 2,
+        "grpo_steps": 0,
+        "lora_r": 4,
+        "lora_alpha": 8,
+        "lora_targets": ["q_proj", "v_proj"],
+        "checkpoint_every": 2,
+        "lr": 1e-2,
+        "eval_tasks": 0,
+        "max_new_tokens": 8,
+    }
+    return TrainConfig(**{**base, **overrides})
+
+
+def test_resume_from_a_checkpoint_continues_identically(tiny: Path, tmp_path: Path) -> None:
+    from safetensors.torch import load_file
+
+    from gym_mcp.synth import SynthConfig, synthesize
+    from gym_mcp.tasks import save_tasks
+    from gym_mcp.train.trainer import train
+
+    tasks = tmp_path / "tasks.jsonl"
+    save_tasks(synthesize("banking", SynthConfig(n=8, seed=2, max_chain=2)).tasks, tasks)
+    train(_config(tiny, tmp_path / "straight", tasks), progress=False)
+    interrupted = _config(tiny, tmp_path / "resumed", tasks, sft_steps=2)
+    train(interrupted, progress=False)  # stops after 2 steps, checkpointed
+    train(_config(tiny, tmp_path / "resumed", tasks), progress=False)  # resumes at step 2, runs 2 more
+    a = load_file(tmp_path / "straight" / "checkpoint" / "adapter_model.safetensors")
+    b = load_file(tmp_path / "resumed" / "checkpoint" / "adapter_model.safetensors")
+    assert a.keys() == b.keys()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    losses_a = [json.loads(x)["loss"] for x in (tmp_path / "straight" / "metrics.jsonl").read_text().splitlines()]
+    losses_b = [json.loads(x)["loss"] for x in (tmp_path / "resumed" / "metrics.jsonl").read_text().splitlines()]
+    assert losses_a == losses_b
+
+
+def test_train_config_validation(tmp_path: Path) -> None:
+    from gym_mcp.errors import ConfigError
+    from gym_mcp.train.trainer import TrainConfig
+
+    with pytest.raises(ConfigError, match="group_size must be >= 2"):
+        TrainConfig(model="m", group_size=1)
+    with pytest.raises(ConfigError, match="reward must be"):
+        TrainConfig(model="m", reward="vibes")
+    bad = tmp_path / "c.toml"
+    bad.write_text('model = "m"\nlearning_rate = 1\n')
+    with pytest.raises(ConfigError, match="unknown key"):
+        TrainConfig.from_toml(bad)
+
+
+def test_cli_train_runs_sft_and_grpo_and_writes_metrics_and_plot(tiny: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    config = tmp_path / "train.toml"
+    config.write_text(
+        f'model = "{tiny}"\nserver = "banking"\nn_tasks = 6\noutput_dir = "{tmp_path / "out"}"\n'
+        "sft_steps = 2\nsft_batch = 2\ngrpo_steps = 1\ngroup_size = 2\nmax_new_tokens = 8\nmax_episode_steps = 2\n"
+        'lora_r = 4\nlora_alpha = 8\nlora_targets = ["q_proj", "v_proj"]\nlr = 0.01\n'
+        "eval_tasks = 2\neval_batch = 2\nfork_starts = 1.0\n"
+    )
+    env = {**os.environ, "GYM_MCP_HOME": str(tmp_path / "home")}
+    ran = subprocess.run(
+        [sys.executable, "-m", "gym_mcp.cli", "train", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=300,
+    )
+    assert ran.returncode == 0, ran.stderr
+    rows = [json.loads(x) for x in (tmp_path / "out" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["phase"] for r in rows] == ["sft", "sft", "grpo"]
+    assert {"reward_mean", "success", "calls", "zero_spread"} <= set(rows[-1])
+    assert (tmp_path / "out" / "training.png").stat().st_size > 5_000
+    assert (tmp_path / "out" / "checkpoint" / "adapter_model.safetensors").exists()
+    before = json.loads((tmp_path / "out" / "eval_before.json").read_text())
+    after = json.loads((tmp_path / "out" / "eval_after.json").read_text())
+    assert len(before["episodes"]) == len(after["episodes"]) == 2
+    assert "| base |" in ran.stdout and "| trained |" in ran.stdout and "success change" in ran.stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "gym_mcp.cli", "train", "--config", str(tmp_path / "nope.toml")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert bad.returncode == 1
+    assert bad.stderr.strip().startswith("gym-mcp: error: cannot read config")
+
+
+def test_compact_tool_list_keeps_the_tasks_tools_and_a_few_others() -> None:
+    from gym_mcp.train.data import compact_tools
+
+    env = gym.make("gym_mcp/Banking-v0")
+    try:
+        _, info = env.reset(seed=0)
+    finally:
+        env.close()
+    tools = compact_tools(info["tools"], TASK, 3)
+    names = [t["function"]["name"] for t in tools]
+    assert {"deposit", "get_balance"} <= set(names)
+    assert len(names) == 5
+    assert names == [t["function"]["name"] for t in compact_tools(info["tools"], TASK, 3)]  # same task, same list
+    assert len(compact_tools(info["tools"], TASK, None)) == len(info["tools"])
+
+
+def test_example_configs_parse_and_the_adapter_example_runs(tiny: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from gym_mcp.synth import SynthConfig, synthesize
+    from gym_mcp.tasks import save_tasks
+    from gym_mcp.train.trainer import TrainConfig, train
+
+    root = Path(__file__).resolve().parents[2]
+    for name in ("train_cpu.toml", "train_gpu.toml"):
+        assert TrainConfig.from_toml(root / "examples" / name).lr > 0
+    tasks = tmp_path / "tasks.jsonl"
+    save_tasks(synthesize("banking", SynthConfig(n=4, seed=3, max_chain=1)).tasks, tasks)
+    train(_config(tiny, tmp_path / "run", tasks, sft_steps=2), progress=False)
+    ran = subprocess.run(
+        [
+            sys.executable,
+            str(root / "examples" / "agent_with_adapter.py"),
+            "--model",
+            str(tiny),
+            "--adapter",
+            str(tmp_path / "run" / "checkpoint"),
+            "--tasks",
+            str(tasks),
+            "--episodes",
+            "2",
+            "--max-new-tokens",
+            "8",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert "solved" in ran.stdout.splitlines()[-1]
+
+
+def test_forked_group_starts_mid_episode_and_learns_only_sampled_tokens(tiny: Path) -> None:
+    from gym_mcp.train.grpo import rollout_group
+
+    model, tokenizer = _lora(tiny)
+    env = gym.make("gym_mcp/Banking-v0", max_steps=3)
+    try:
+        group = rollout_group(model, tokenizer, env, TASK, 3, fork_after=1, max_new_tokens=8, seed=1)
+        parent_calls = len(env.unwrapped.core.calls)
+    finally:
+        env.close()
+    assert len(group) == 3
+    for r in group:
+        # the deposit was played before the fork: every rollout starts after it, as context
+        assert r.context_messages == 3
+        assert r.messages[1]["tool_calls"][0]["function"]["name"] == "deposit"
+        assert r.messages[:3] == group[0].messages[:3]
+        example = encode_conversation(tokenizer, r.messages, r.tools, context_messages=r.context_messages)
+        learned = tokenizer.decode(
+            [t for t, lab in zip(example.input_ids, example.labels, strict=True) if lab != IGNORE]
+        )
+        assert "deposit" not in learned  # the given call is not the model's token
+    assert parent_calls == 1  # the forks played; the parent stayed at the fork point
+
+
+def test_batched_evaluation_plays_every_task_through_live_envs(tiny: Path) -> None:
+    from gym_mcp.train.evaluation import evaluate_model
+
+    model, tokenizer = _lora(tiny)
+    tasks = [TASK, gym_mcp.Task(id="u", server="banking", instruction="Lock card CRD-1001.", reference_calls=())]
+    made: list[object] = []
+
+    def make_env() -> object:
+        made.append(gym.make("gym_mcp/Banking-v0", max_steps=2))
+        return made[-1]
+
+    result = evaluate_model(model, tokenizer, make_env, tasks, batch_size=4, max_new_tokens=6)
+    assert len(made) == 2  # one env per episode in the batch, never more than there are tasks
+    assert [row["task"] for row in result.episodes] == ["t", "u"]
+    for row, task in zip(result.episodes, tasks, strict=True):
+        assert row["messages"][0] == {"role": "user", "content": task.instruction}
+        assert row["messages"][1]["role"] == "assistant"  # the model's batched reply went through env.step
+    assert result.success == sum(row["success"] for row in result.episodes) / 2
+
+
+def test_resolve_model_errors_name_the_problem(tmp_path: Path) -> None:
+    from gym_mcp.errors import ConfigError
+    from gym_mcp.train.models import resolve_model
+
+    with pytest.raises(ConfigError, match="does not exist"):
+        resolve_model(str(tmp_path / "missing-folder"))
+    with pytest.raises(ConfigError, match=r"GGUF file .* does not exist"):
+        resolve_model(str(tmp_path / "missing.gguf"))
+    assert resolve_model(str(tmp_path)) == str(tmp_path)
+
+
+def test_default_model_converts_once_from_its_gguf_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The packaged SmolLM2 GGUF becomes a plain cached folder whose logits equal the GGUF model's."""
+    from gym_mcp.errors import ConfigError
+    from gym_mcp.train.models import find_default_gguf, resolve_model
+
+    pytest.importorskip("gguf", reason="reading GGUF files needs the gguf package (in the [train] extra)")
+    try:
+        gguf = find_default_gguf()
+    except ConfigError as exc:
+        pytest.skip(str(exc))
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    monkeypatch.setenv("GYM_MCP_HOME", str(tmp_path))
+    folder = Path(resolve_model("smollm2"))
+    assert folder.parent == tmp_path / "cache" / "models"
+    stamp = (folder / "config.json").stat().st_mtime_ns
+    assert resolve_model("smollm2") == str(folder)  # cached: no second conversion
+    assert (folder / "config.json").stat().st_mtime_ns == stamp
+    assert "quantization_config" not in json.loads((folder / "config.json").read_text())  # plain weights now
+    tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+    ids = tokenizer("<tool_call>", return_tensors="pt")["input_ids"]
+    converted = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True)
+    original = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    with torch.no_grad():
+        assert torch.allclose(converted(ids).logits, original(ids).logits, atol=1e-5)
+
+
+def test_per_turn_weights_make_every_assistant_turn_weigh_one() -> None:
+    from gym_mcp.train.grpo import turn_weights
+
+    labels = torch.tensor(
+        [
+            [IGNORE, IGNORE, 5, 6, 7, IGNORE, IGNORE, 8, 9, IGNORE],  # a 3-token turn and a 2-token turn
+            [IGNORE, IGNORE, IGNORE, 1, IGNORE, IGNORE, IGNORE, 2, IGNORE, IGNORE],  # two 1-token turns
+        ]
+    )
+    weights, turns = turn_weights(labels)
+    assert turns == 4
+    assert weights.shape == (2, 5)  # the columns token_logprobs keeps: targets 1, 2, 3, 6, 7
+    assert torch.allclose(weights[0], torch.tensor([1 / 3, 1 / 3, 1 / 3, 1 / 2, 1 / 2]))
+    assert torch.allclose(weights[1], torch.tensor([0.0, 1.0, 0.0, 1.0, 0.0]))
+    assert float(weights.sum()) == pytest.approx(turns)
+
+
+def test_two_process_ddp_run_with_torchrun(tiny: Path, tmp_path: Path) -> None:
+    """The same `gym-mcp train` under DDP: two CPU processes (gloo), SFT and GRPO, one writer."""
+    import shutil
+    import subprocess
+    import sys
+
+    from gym_mcp.synth import SynthConfig, synthesize
+    from gym_mcp.tasks import save_tasks
+
+    torchrun = Path(sys.executable).parent / "torchrun"
+    if not torchrun.exists() and not shutil.which("torchrun"):
+        pytest.skip("torchrun (from torch) is not on this environment's path")
+    tasks = tmp_path / "tasks.jsonl"
+    save_tasks(synthesize("banking", SynthConfig(n=8, seed=2, max_chain=2)).tasks, tasks)
+    config = tmp_path / "ddp.toml"
+    config.write_text(
+        f'model = "{tiny}"\ntasks = "{tasks}"\noutput_dir = "{tmp_path / "out"}"\n'
+        "sft_steps = 2\nsft_batch = 2\ngrpo_steps = 2\ngroup_size = 2\nmax_new_tokens = 8\nmax_episode_steps = 2\n"
+        'eval_tasks = 2\neval_batch = 2\nlora_r = 4\nlora_alpha = 8\nlora_targets = ["q_proj", "v_proj"]\nlr = 0.01\n'
+    )
+    ran = subprocess.run(
+        [
+            str(torchrun if torchrun.exists() else "torchrun"),
+            "--nproc_per_node",
+            "2",
+            "-m",
+            "gym_mcp.cli",
+            "train",
+            "--config",
+            str(config),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "GYM_MCP_HOME": str(tmp_path / "home")},
+        check=False,
+        timeout=240,
+    )
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    assert ran.stdout.count("done in") == 2  # both ranks finished
+    rows = [json.loads(x) for x in (tmp_path / "out" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["phase"] for r in rows] == ["sft", "sft", "grpo", "grpo"]  # written once, by rank 0
+    assert (tmp_path / "out" / "checkpoint" / "adapter_model.safetensors").exists()
