@@ -18,7 +18,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +59,16 @@ def summarize(seconds: Sequence[float]) -> dict[str, float]:
         "p90_ms": quantile(seconds, 0.90) * 1e3,
         "n": float(len(seconds)),
     }
+
+
+def timed(fn: Callable[[], Any], n: int) -> list[float]:
+    """Wall times of ``n`` calls of ``fn``, in seconds."""
+    out = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t0)
+    return out
 
 
 def verdict(ok: bool) -> str:
@@ -111,6 +121,14 @@ def base_parser(description: str, *, repeats: int, quick_repeats: int) -> argpar
         "--out", type=Path, default=DEFAULT_OUT, help=f"directory of the JSON result (default {DEFAULT_OUT}/)"
     )
     return parser
+
+
+def finish(out_dir: Path, name: str, started: float, **result: Any) -> int:
+    """Write the result (with the seconds since ``started``), say where, and return exit status 0."""
+    elapsed = time.perf_counter() - started
+    path = write_result(out_dir, name, {**result, "elapsed_s": elapsed})
+    print(f"\nwrote {path} ({elapsed:.0f} s)")
+    return 0
 
 
 def write_result(out_dir: Path, name: str, result: dict[str, Any]) -> Path:

@@ -142,7 +142,7 @@ class Side:
 def load_lora(path: str, device: str) -> tuple[Any, Any]:
     """The model with fresh LoRA adapters, as `load_lora_model` makes it, for every side alike.
 
-    A model converted from GGUF by `gym_mcp.train.models` keeps a ``quantization_config`` in its
+    A model converted from GGUF by `gym_mcp.policies.models` keeps a ``quantization_config`` in its
     config.json; its weights are plain fp32, but transformers' Trainer (hence TRL) refuses a model
     loaded with it, so it is dropped here.
     """
@@ -296,7 +296,7 @@ def resolve(model: str | None, tmp: Path) -> str:
         from tests.tiny_model import build_tiny_model
 
         return str(build_tiny_model(tmp / "tiny"))
-    from gym_mcp.train.models import resolve_model
+    from gym_mcp.policies.models import resolve_model
 
     return resolve_model(model, verbose=True)
 

@@ -35,10 +35,11 @@ import gymnasium as gym
 from _common import (
     SERVER_MODULE,
     base_parser,
+    finish,
     summarize,
     table,
+    timed,
     verdict,
-    write_result,
 )
 
 import gym_mcp  # noqa: F401 - registers the environments
@@ -96,16 +97,6 @@ def build_large_db(path: Path, min_rows: int) -> dict[str, int]:
         return {t: int(conn.execute(f'SELECT COUNT(*) FROM "{t}"').fetchone()[0]) for t in sorted(tables)}
     finally:
         conn.close()
-
-
-def timed(fn: Callable[[], Any], n: int) -> list[float]:
-    """Wall times of ``n`` calls."""
-    out = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - t0)
-    return out
 
 
 async def _timed_async(fn: Callable[[], Any]) -> float:
@@ -213,26 +204,21 @@ def main(argv: list[str] | None = None) -> int:
                 close()
         shutil.rmtree(workdir, ignore_errors=True)
 
-    elapsed = time.perf_counter() - started
-    path = write_result(
+    return finish(
         args.out,
         "reset",
-        {
-            "config": {
-                "repeats": repeats,
-                "restores_per_round": restores,
-                "resets_per_round": resets,
-                "min_rows": args.rows,
-                "restore_target_ms": RESTORE_TARGET_MS,
-                "ratio_target": RATIO_TARGET,
-            },
-            "state": {"rows": counts, "rows_total": rows_total, "snapshot_bytes": len(snapshot)},
-            **results,
-            "elapsed_s": elapsed,
+        started,
+        config={
+            "repeats": repeats,
+            "restores_per_round": restores,
+            "resets_per_round": resets,
+            "min_rows": args.rows,
+            "restore_target_ms": RESTORE_TARGET_MS,
+            "ratio_target": RATIO_TARGET,
         },
+        state={"rows": counts, "rows_total": rows_total, "snapshot_bytes": len(snapshot)},
+        **results,
     )
-    print(f"\nwrote {path} ({elapsed:.0f} s)")
-    return 0
 
 
 def report(

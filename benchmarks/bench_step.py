@@ -46,6 +46,7 @@ from _common import (
     SERVER_MODULE,
     RawClient,
     base_parser,
+    finish,
     free_port,
     median,
     result_text,
@@ -53,8 +54,8 @@ from _common import (
     stop_process,
     summarize,
     table,
+    timed,
     verdict,
-    write_result,
 )
 from mcp import StdioServerParameters
 
@@ -168,15 +169,6 @@ async def _timed_in_loop(fn: Callable[[], Awaitable[Any]], n: int, idle: float =
     return out
 
 
-def _timed_sync(fn: Callable[[], Any], n: int) -> list[float]:
-    out = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - t0)
-    return out
-
-
 async def _noop() -> None:
     return None
 
@@ -189,16 +181,16 @@ def measure(rig: Rig, kind: str, n: int) -> list[float]:
     if kind == RAW_IDLE:
         return run_sync(_timed_in_loop(lambda: raw.call(TOOL, ARGUMENTS), n, idle=IDLE_S))
     if kind == RAW_B:
-        return _timed_sync(lambda: run_sync(raw.call(TOOL, ARGUMENTS)), n)
+        return timed(lambda: run_sync(raw.call(TOOL, ARGUMENTS)), n)
     if kind == NOOP:
-        return _timed_sync(lambda: run_sync(_noop()), n)
+        return timed(lambda: run_sync(_noop()), n)
     if kind == CONN:
         conn = core._require_live().connection
         return run_sync(_timed_in_loop(lambda: conn.call_tool(TOOL, ARGUMENTS), n))
     if kind == CORE:
         return run_sync(_timed_in_loop(lambda: core.step(ACTION), n))
     if kind == ENV:
-        return _timed_sync(lambda: env.step(ACTION), n)
+        return timed(lambda: env.step(ACTION), n)
     raise ValueError(kind)
 
 
@@ -230,7 +222,7 @@ def run_rounds(rigs: list[Rig], repeats: int, batch: int, *, reset_each_round: b
 def info_cost_us(rig: Rig, n: int = 200) -> float:
     """Median cost of building ``info`` (done once per step) at the current episode length."""
     core = rig.core
-    return median(_timed_sync(core.info, n)) * 1e6
+    return median(timed(core.info, n)) * 1e6
 
 
 def profile_core_steps(rig: Rig, steps: int, top: int) -> dict[str, Any]:
@@ -312,6 +304,15 @@ def main(argv: list[str] | None = None) -> int:
         if t not in TRANSPORTS:
             parser.error(f"unknown transport {t!r}")
 
+    config = {
+        "repeats": repeats,
+        "batch": batch,
+        "transports": transports,
+        "action": ACTION,
+        "reset_each_round": args.reset_each_round,
+        "idle_before_raw_idle_s": IDLE_S,
+        "target_ratio": TARGET,
+    }
     started = time.perf_counter()
     workdir = Path(tempfile.mkdtemp(prefix="gym-mcp-bench-step-"))
     rigs: list[Rig] = []
@@ -334,27 +335,14 @@ def main(argv: list[str] | None = None) -> int:
             rig.close()
         shutil.rmtree(workdir, ignore_errors=True)
 
-    elapsed = time.perf_counter() - started
-    path = write_result(
+    return finish(
         args.out,
         "step",
-        {
-            "config": {
-                "repeats": repeats,
-                "batch": batch,
-                "transports": transports,
-                "action": ACTION,
-                "reset_each_round": args.reset_each_round,
-                "idle_before_raw_idle_s": IDLE_S,
-                "target_ratio": TARGET,
-            },
-            "transports": results,
-            "profile_inprocess": profile,
-            "elapsed_s": elapsed,
-        },
+        started,
+        config=config,
+        transports=results,
+        profile_inprocess=profile,
     )
-    print(f"\nwrote {path} ({elapsed:.0f} s)")
-    return 0
 
 
 def report(rigs: list[Rig], repeats: int, batch: int, *, reset_each_round: bool) -> dict[str, Any]:

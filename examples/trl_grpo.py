@@ -20,10 +20,10 @@ import torch
 import trl
 from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
+from gym_mcp.policies.models import resolve_model
 from gym_mcp.rewards import CompositeReward
 from gym_mcp.synth import SynthConfig, synthesize
 from gym_mcp.tasks import load_tasks
-from gym_mcp.train.models import resolve_model
 from gym_mcp.train.trl import ensure_tool_chat_template, environment_factory, record_final_answers, tasks_dataset
 
 

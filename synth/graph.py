@@ -28,7 +28,14 @@ from typing import Any
 
 from mcp.types import Tool
 
-__all__ = ["EntityPools", "ToolGraph", "ToolSpec", "shape", "tool_specs"]
+__all__ = [
+    "EntityPools",
+    "ToolGraph",
+    "ToolSpec",
+    "kit_tools",
+    "shape",
+    "tool_specs",
+]
 
 
 def shape(value: Any) -> str | None:
@@ -293,3 +300,29 @@ def cache_dir() -> Path:
     home = os.environ.get("GYM_MCP_HOME")
     base = Path(home) / "cache" if home else Path(os.path.expanduser("~/.cache/gym-mcp"))
     return base / "graphs"
+
+
+def kit_tools(kit: Any) -> list[Any]:
+    """A bundled kit's tools as MCP `Tool` objects (schemas only; no database is opened)."""
+    import asyncio
+    import sqlite3
+
+    cached = _KIT_TOOLS.get(kit.name)
+    if cached is None:
+        conn = sqlite3.connect(":memory:", check_same_thread=False)
+        server = kit.create_server(conn)
+
+        async def go() -> list[Any]:
+            return list(await server.list_tools())
+
+        from gym_mcp.live.runner import run_sync
+
+        try:
+            cached = run_sync(go())
+        except RuntimeError:
+            cached = asyncio.run(go())
+        _KIT_TOOLS[kit.name] = cached
+    return cached
+
+
+_KIT_TOOLS: dict[str, list[Any]] = {}

@@ -18,7 +18,7 @@ import re
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,95 +26,14 @@ from gym_mcp.actions.schema import openai_tools
 from gym_mcp.env import MCPEnv
 from gym_mcp.errors import SynthError
 from gym_mcp.live import BundledSource, ServerSource
-from gym_mcp.synth.graph import EntityPools, ToolGraph, ToolSpec, cache_dir, schema_hash, shape, tool_specs
+from gym_mcp.synth.config import IRRELEVANT_REQUESTS, SynthConfig, SynthResult
+from gym_mcp.synth.graph import EntityPools, ToolGraph, ToolSpec, cache_dir, kit_tools, schema_hash, shape, tool_specs
 from gym_mcp.synth.llm import ChatEndpoint
 from gym_mcp.synth.render import format_value, is_traceable, noun, render, render_chain
+from gym_mcp.synth.values import MISSING, decode, default_value, fits, jaccard, leaves
 from gym_mcp.tasks import Task, replay, save_tasks
 
 __all__ = ["SynthConfig", "SynthError", "SynthResult", "synthesize"]
-
-IRRELEVANT_REQUESTS = (
-    "What will the weather be like in Lisbon this weekend?",
-    "Write me a short poem about autumn leaves.",
-    "Translate 'good morning' into Japanese.",
-    "Who won the football world cup in 2014?",
-    "Recommend a good science-fiction novel for a long flight.",
-    "How many minutes should I boil an egg for a soft yolk?",
-    "Explain the difference between a virus and a bacterium in two sentences.",
-    "What is the capital of Australia?",
-    "Suggest three names for a golden retriever puppy.",
-    "How do I remove a red wine stain from a cotton shirt?",
-    "What time is sunset in Oslo today?",
-    "Give me a vegetarian lasagna recipe.",
-    "Summarize the plot of Hamlet in one paragraph.",
-    "Which planet in the solar system has the most moons?",
-    "Teach me three basic phrases in Italian.",
-    "What's a good stretching routine after running?",
-    "Convert 72 degrees Fahrenheit to Celsius.",
-    "Tell me a joke about programmers.",
-    "What are the rules of chess castling?",
-    "How tall is Mount Kilimanjaro?",
-    "Plan a two-day sightseeing trip to Kyoto.",
-    "What is the best way to learn touch typing?",
-    "Why is the sky blue?",
-    "List some board games that work well for two players.",
-    "How much water should a houseplant get in winter?",
-    "Write a haiku about the ocean.",
-    "What does the idiom 'break the ice' mean?",
-    "Recommend a podcast about history.",
-    "How do I change a flat bicycle tire?",
-    "What is the boiling point of water at high altitude?",
-)
-
-
-@dataclass(frozen=True)
-class SynthConfig:
-    """Settings of a synthesis run.
-
-    Attributes:
-        n: Tasks to produce.
-        seed: Seed of every random choice (same seed, same tasks).
-        data_seed: The server data seed the tasks start from.
-        max_chain: Longest chain (1-5).
-        length_weights: Relative weight of chain lengths 1..max_chain.
-        variants: Relative weight of each variant label.
-        jaccard: Near-duplicate threshold over call sequences.
-        heldout_fraction: Share of tools (templates) and of entities reserved for the test split.
-        optional_rate: Chance of passing an optional parameter that has values and a template slot.
-        max_attempts: Candidate chains tried per task wanted before giving up.
-    """
-
-    n: int = 500
-    seed: int = 0
-    data_seed: int = 0
-    max_chain: int = 5
-    length_weights: tuple[float, ...] = (0.3, 0.3, 0.2, 0.12, 0.08)
-    variants: Mapping[str, float] = field(
-        default_factory=lambda: {"complete": 0.6, "missing_param": 0.16, "distractors": 0.2, "irrelevant": 0.04}
-    )
-    jaccard: float = 0.7
-    heldout_fraction: float = 0.08
-    optional_rate: float = 0.3
-    max_attempts: int = 30
-
-    def __post_init__(self) -> None:
-        if self.n < 1:
-            raise SynthError(f"n must be at least 1, got {self.n}")
-        if not 1 <= self.max_chain <= 5:
-            raise SynthError(f"max_chain must be 1-5, got {self.max_chain}")
-
-
-@dataclass
-class SynthResult:
-    """Tasks and the numbers behind them.
-
-    Attributes:
-        tasks: The kept, replay-verified tasks.
-        stats: Counts and timings (see `report_text`).
-    """
-
-    tasks: list[Task]
-    stats: dict[str, Any]
 
 
 @dataclass
@@ -190,7 +109,7 @@ class _Synthesizer:
                 if self.env.core.calls[-1].status != "ok":
                     continue
                 changed = self.env.state.diff(before, self.env.state.snapshot()).groups if spec.write else {}
-                graph.observe(spec.name, _decode(obs), self.usable, self.pools, changed)
+                graph.observe(spec.name, decode(obs), self.usable, self.pools, changed)
         graph.finish()
         if self.llm is not None:  # optional: drop edges the LLM finds meaningless (not cached)
             edges = [(a, b, ", ".join(p)) for (a, b), p in sorted(graph.explicit.items())]
@@ -213,9 +132,9 @@ class _Synthesizer:
     def _pool_value(self, spec: ToolSpec, param: str, rng: random.Random) -> Any:
         pool = self.pools.candidates(param)
         types = spec.param_type(param)
-        values = [v for v in pool if _fits(v, types)]
+        values = [v for v in pool if fits(v, types)]
         if not values:
-            return _MISSING
+            return MISSING
         weights = [pool[v] for v in values]
         return rng.choices(values, weights=weights, k=1)[0]
 
@@ -238,27 +157,27 @@ class _Synthesizer:
             if names and rng.random() < self.config.optional_rate:
                 chosen.update(names)
         for param, schema in spec.properties.items():
-            if param in joint and _fits(joint[param], spec.param_type(param)):
+            if param in joint and fits(joint[param], spec.param_type(param)):
                 args[param] = joint[param]
                 continue
             required = param in spec.required
             if not required and param not in chosen:
                 continue
-            ref = self._ref(param, outputs) if rng.random() < 0.8 else _MISSING
-            if ref is not _MISSING:
+            ref = self._ref(param, outputs) if rng.random() < 0.8 else MISSING
+            if ref is not MISSING:
                 args[param] = ref
                 refs[param] = f"that {noun(param)}"
                 continue
-            value: Any = _MISSING
+            value: Any = MISSING
             if spec.samples.get(param):
                 value = rng.choice(spec.samples[param])
-            if value is _MISSING:
+            if value is MISSING:
                 value = self._pool_value(spec, param, rng)
-            if value is _MISSING and isinstance(schema.get("enum"), list):
+            if value is MISSING and isinstance(schema.get("enum"), list):
                 value = rng.choice(schema["enum"])
-            if value is _MISSING:
-                value = _default(spec.param_type(param), rng)
-            if value is _MISSING:
+            if value is MISSING:
+                value = default_value(spec.param_type(param), rng)
+            if value is MISSING:
                 if required:
                     return None
                 continue
@@ -287,12 +206,12 @@ class _Synthesizer:
         pool = self.pools.candidates(param)
         pool_shapes = {shape(v) for v in list(pool)[:50]} - {None}
         if not pool_shapes:
-            return _MISSING
+            return MISSING
         for output in reversed(outputs):
-            found = {v for v in _leaves(output) if shape(v) in pool_shapes}
+            found = {v for v in leaves(output) if shape(v) in pool_shapes}
             if len(found) == 1:
                 return found.pop()
-        return _MISSING
+        return MISSING
 
     # -- chains --------------------------------------------------------------------------------------
 
@@ -344,7 +263,7 @@ class _Synthesizer:
                 return "write changed nothing"
             calls.append({"name": spec.name, "arguments": args})
             sentences.append(sentence)
-            outputs.append(_decode(obs))
+            outputs.append(decode(obs))
             texts.append(obs)
             names.append(spec.name)
             refs += len(ref_params)
@@ -388,7 +307,7 @@ class _Synthesizer:
         picks = rng.sample(self._distractor_pool(), k=min(3, len(self._distractor_pool())))
         schemas = []
         for pick in picks:
-            tools = _kit_tools(get_kit(pick["server"]))
+            tools = kit_tools(get_kit(pick["server"]))
             schemas.extend(openai_tools([t for t in tools if t.name == pick["name"]]))
         return schemas
 
@@ -498,7 +417,7 @@ class _Synthesizer:
                 continue
             tokens = {json.dumps(c, sort_keys=True) for c in chain.calls}
             close = {j for tok in tokens for j in tokens_index.get(tok, [])}
-            if any(_jaccard(tokens, token_sets[j]) >= cfg.jaccard for j in close):
+            if any(jaccard(tokens, token_sets[j]) >= cfg.jaccard for j in close):
                 self.rejects["near-duplicate"] += 1
                 continue
             task = self._to_task(len(kept), chain, self._variant(rng), rng)
@@ -601,87 +520,17 @@ class _Synthesizer:
         self.env.close()
 
 
-_MISSING: Any = object()
-
-
-def _fits(value: Any, types: set[str]) -> bool:
-    if isinstance(value, bool):
-        return "boolean" in types
-    if isinstance(value, int):
-        return bool(types & {"integer", "number"})
-    if isinstance(value, float):
-        return "number" in types
-    if isinstance(value, str):
-        return "string" in types
-    return False
-
-
-def _default(types: set[str], rng: random.Random) -> Any:
-    if "integer" in types:
-        return rng.randint(1, 3)
-    if "number" in types:
-        return float(rng.choice([5, 10, 20, 25, 40]))
-    if "boolean" in types:
-        return rng.random() < 0.5
-    return _MISSING
-
-
-def _leaves(obj: Any) -> list[Any]:
-    if isinstance(obj, Mapping):
-        return [x for v in obj.values() for x in _leaves(v)]
-    if isinstance(obj, list):
-        return [x for v in obj for x in _leaves(v)]
-    return [obj]
-
-
-def _decode(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except (json.JSONDecodeError, TypeError):
-        return text
-
-
 def _traceable(chain: _Chain, instruction: str) -> bool:
     """Every argument value is in the instruction or in an earlier call's output."""
     return all(
         is_traceable(value, instruction, chain.outputs[:i])
         for i, call in enumerate(chain.calls)
-        for value in _leaves(call["arguments"])
+        for value in leaves(call["arguments"])
     )
-
-
-def _jaccard(a: set[str], b: set[str]) -> float:
-    return len(a & b) / len(a | b) if a or b else 1.0
 
 
 def _replace(task: Task, **changes: Any) -> Task:
     return Task.from_dict({**task.to_dict(), **changes})
-
-
-def _kit_tools(kit: Any) -> list[Any]:
-    """A bundled kit's tools as MCP `Tool` objects (schemas only; no database is opened)."""
-    import asyncio
-    import sqlite3
-
-    cached = _KIT_TOOLS.get(kit.name)
-    if cached is None:
-        conn = sqlite3.connect(":memory:", check_same_thread=False)
-        server = kit.create_server(conn)
-
-        async def go() -> list[Any]:
-            return list(await server.list_tools())
-
-        from gym_mcp.live.runner import run_sync
-
-        try:
-            cached = run_sync(go())
-        except RuntimeError:
-            cached = asyncio.run(go())
-        _KIT_TOOLS[kit.name] = cached
-    return cached
-
-
-_KIT_TOOLS: dict[str, list[Any]] = {}
 
 
 def synthesize(

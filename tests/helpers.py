@@ -6,11 +6,13 @@ import asyncio
 import json
 import os
 import sqlite3
-from typing import Any
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from mcp import Client
 
-from gym_mcp import MCPEnv, Task
+from gym_mcp import MCPEnv, ServerPool, Task
 from gym_mcp.servers.kit import ServerKit
 
 
@@ -91,10 +93,40 @@ def verified_deposit_task() -> Task:
         assert not obs.startswith("Error"), obs
     fp = env.state.fingerprint()
     env.close()
+    return bank_task("deposit-25", "Deposit $25 into ACC-1001 (description: gift).", calls, fp)
+
+
+def bank_task(task_id: str, instruction: str, calls: Any, fingerprint: str | None, **fields: Any) -> Task:
+    """A banking task with these reference calls and expected fingerprint."""
     return Task(
-        id="deposit-25",
+        id=task_id,
         server="banking",
-        instruction="Deposit $25 into ACC-1001 (description: gift).",
+        instruction=instruction,
         reference_calls=tuple(calls),
-        expected_fingerprint=fp,
+        expected_fingerprint=fingerprint,
+        **fields,
     )
+
+
+def http_flags(port: int | str, db: str) -> list[str]:
+    """The flags that serve a bundled server over HTTP on ``port`` with database URL ``db``."""
+    return ["--transport", "http", "--port", str(port), "--db", db]
+
+
+BANK_HTTP = [sys.executable, "-m", "gym_mcp.servers.banking"]
+"""The bundled banking server as a process (add `http_flags`)."""
+
+T = TypeVar("T")
+
+
+def in_one_pool(one: Callable[[int, ServerPool], Awaitable[T]], n: int = 8) -> list[T]:
+    """Run ``one(i, pool)`` for ``i < n`` concurrently in one event loop over one server pool."""
+
+    async def main() -> list[T]:
+        pool = ServerPool()
+        try:
+            return list(await asyncio.gather(*(one(i, pool) for i in range(n))))
+        finally:
+            await pool.close()
+
+    return asyncio.run(main())

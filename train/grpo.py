@@ -47,7 +47,7 @@ def load_lora_model(model: str | os.PathLike[str], lora_config: Any) -> tuple[An
         from transformers import AutoModelForCausalLM, AutoTokenizer
     except ImportError as exc:
         raise DependencyMissing("training needs the [train] extra: pip install -e '.[train]'", extra="train") from exc
-    from gym_mcp.train.models import resolve_model
+    from gym_mcp.policies.models import resolve_model
 
     path = resolve_model(model, verbose=True)
     tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)

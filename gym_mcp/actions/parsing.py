@@ -85,21 +85,15 @@ def _call_from_obj(obj: Any, index: int) -> tuple[ToolCall | None, str | None]:
     if "function" in obj and isinstance(obj["function"], Mapping):  # OpenAI tool_calls entry
         fn = obj["function"]
         name, args = fn.get("name"), fn.get("arguments", {})
-        call_id = str(obj.get("id") or f"call_{index}")
-        if isinstance(args, str):
-            try:
-                args = json.loads(args) if args.strip() else {}
-            except json.JSONDecodeError as exc:
-                return None, f"arguments of {name!r} are not valid JSON: {exc.msg}"
     else:
         name = obj.get("name")
         args = obj.get("arguments", obj.get("parameters", {}))
-        call_id = str(obj.get("id") or f"call_{index}")
-        if isinstance(args, str):
-            try:
-                args = json.loads(args) if args.strip() else {}
-            except json.JSONDecodeError as exc:
-                return None, f"arguments of {name!r} are not valid JSON: {exc.msg}"
+    call_id = str(obj.get("id") or f"call_{index}")
+    if isinstance(args, str):  # JSON text, as OpenAI sends arguments
+        try:
+            args = json.loads(args) if args.strip() else {}
+        except json.JSONDecodeError as exc:
+            return None, f"arguments of {name!r} are not valid JSON: {exc.msg}"
     if not isinstance(name, str) or not name:
         return None, 'a tool call needs a "name" string'
     return ToolCall(name, args if args is not None else {}, call_id), None

@@ -1,18 +1,37 @@
 """Tool schemas: MCP tools in OpenAI function format, and a strict check of call arguments.
 
 The check runs before a call reaches the server, so a malformed call (an unknown argument, a
-missing required one, a string where an integer belongs) is counted as *invalid* and answered
-with an error observation that says exactly what to fix. It is deliberately strict: servers
-often coerce ``"5"`` into ``5``, but a model that sends the wrong type has made a mistake.
+missing required one, a string where an integer belongs, a value out of range) is counted as
+*invalid* and answered with an error observation that says exactly what to fix. It is
+deliberately strict: servers often coerce ``"5"`` into ``5``, but a model that sends the wrong
+type has made a mistake.
+
+The check is JSON Schema validation (`jsonschema`, draft 2020-12 unless the schema's ``$schema``
+names another draft) with three house rules on top:
+
+- ``1.0`` is a number but not an integer, and ``true`` is neither (JSON Schema counts ``1.0``
+  as an integer).
+- An object schema with ``properties`` and no ``additionalProperties`` rejects unknown keys,
+  as if it said ``"additionalProperties": false`` (JSON Schema allows them). An object schema
+  without ``properties`` (or with an empty one) allows any keys.
+- A ``type`` the validator does not know is not judged, and a schema that cannot be applied
+  (an unresolvable ``$ref``, a malformed keyword) lets the call through: the server has the
+  last word then.
+
+Validators are compiled once per schema object and cached, since the check runs on every step.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from typing import Any
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from mcp.types import Tool
+
+if TYPE_CHECKING:  # jsonschema itself loads on the first check, not with the package
+    from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped]
 
 __all__ = ["check_arguments", "openai_tools"]
 
@@ -56,86 +75,182 @@ _TYPE_NAMES = {
 }
 
 
-def _is_type(value: Any, type_name: str) -> bool:
-    if type_name == "string":
-        return isinstance(value, str)
-    if type_name == "integer":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if type_name == "number":
-        return isinstance(value, int | float) and not isinstance(value, bool)
-    if type_name == "boolean":
-        return isinstance(value, bool)
-    if type_name == "array":
-        return isinstance(value, list)
-    if type_name == "object":
-        return isinstance(value, dict)
-    if type_name == "null":
-        return value is None
-    return True  # unknown type keyword: do not judge
+def _is_integer(checker: object, instance: object) -> bool:
+    return isinstance(instance, int) and not isinstance(instance, bool)
 
 
-def _resolve(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
-    ref = schema.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/"):
-        node: Any = root
-        for part in ref[2:].split("/"):
-            node = node.get(part, {}) if isinstance(node, Mapping) else {}
-        return node if isinstance(node, Mapping) else {}
-    return schema
+def _is_number(checker: object, instance: object) -> bool:
+    return isinstance(instance, int | float) and not isinstance(instance, bool)
 
 
-def _check_value(value: Any, schema: Mapping[str, Any], root: Mapping[str, Any], where: str) -> str | None:
-    schema = _resolve(schema, root)
-    for key in ("anyOf", "oneOf"):
-        options = schema.get(key)
-        if isinstance(options, list) and options:
-            errors = [_check_value(value, opt, root, where) for opt in options if isinstance(opt, Mapping)]
-            if any(e is None for e in errors):
-                return None
-            return errors[0]
-    if "enum" in schema and value not in schema["enum"]:
-        allowed = ", ".join(json.dumps(v) for v in schema["enum"])
-        return f"{where} must be one of {allowed}, got {json.dumps(value)}"
-    if "const" in schema and value != schema["const"]:
-        return f"{where} must be {json.dumps(schema['const'])}"
-    type_spec = schema.get("type")
-    if type_spec is not None:
-        types = type_spec if isinstance(type_spec, list) else [type_spec]
-        if not any(_is_type(value, t) for t in types):
-            expected = " or ".join(_TYPE_NAMES.get(str(t), str(t)) for t in types)
-            return f"{where} must be {expected}, got {json.dumps(value)[:80]}"
-    if isinstance(value, list) and isinstance(schema.get("items"), Mapping):
-        for i, item in enumerate(value):
-            err = _check_value(item, schema["items"], root, f"{where}[{i}]")
-            if err:
-                return err
-    if isinstance(value, dict) and isinstance(schema.get("properties"), Mapping):
-        return _check_object(value, schema, root, where)
-    return None
+def _type(validator: Any, types: Any, instance: Any, schema: Mapping[str, Any]) -> Iterator[ValidationError]:
+    """``type``, leaving alone a type name the checker does not know (as the old check did)."""
+    names = types if isinstance(types, list) else [types]
+    if not all(isinstance(t, str) and t in _TYPE_NAMES for t in names):
+        return
+    if not any(validator.is_type(instance, t) for t in names):
+        from jsonschema.exceptions import ValidationError
+
+        yield ValidationError(f"{instance!r} is not of type {', '.join(map(repr, names))}")
 
 
-def _check_object(
-    value: Mapping[str, Any], schema: Mapping[str, Any], root: Mapping[str, Any], where: str
-) -> str | None:
-    props: Mapping[str, Any] = schema.get("properties") or {}
-    required = [r for r in schema.get("required", []) if isinstance(r, str)]
-    missing = [r for r in required if r not in value]
-    if missing:
-        return f"missing required argument(s) {', '.join(repr(m) for m in missing)}" + (
-            f" in {where}" if where != "arguments" else ""
+def _unknown_keys(instance: Mapping[str, Any], schema: Mapping[str, Any]) -> list[str]:
+    props = schema.get("properties") or {}
+    patterns = [p for p in (schema.get("patternProperties") or {}) if isinstance(p, str)]
+    return [k for k in instance if k not in props and not any(re.search(p, k) for p in patterns)]
+
+
+def _make_properties(base: Any) -> Any:
+    """``properties`` that also rejects unknown keys when the schema says nothing about them."""
+
+    def properties(validator: Any, props: Any, instance: Any, schema: Mapping[str, Any]) -> Iterator[ValidationError]:
+        yield from base(validator, props, instance, schema)
+        if props and "additionalProperties" not in schema and isinstance(instance, dict):
+            unknown = _unknown_keys(instance, schema)
+            if unknown:
+                from jsonschema.exceptions import ValidationError
+
+                yield ValidationError(
+                    f"unknown keys {unknown}",
+                    validator="additionalProperties",
+                    validator_value=False,
+                    instance=instance,
+                    schema=schema,
+                )
+
+    return properties
+
+
+_VALIDATOR_CLASSES: dict[type[Any], type[Any]] = {}
+
+
+def _validator_class(schema: Mapping[str, Any]) -> type[Any]:
+    """Our strict variant of the draft the schema declares (2020-12 by default)."""
+    from jsonschema import Draft202012Validator, validators  # type: ignore[import-untyped]
+
+    base = validators.validator_for(schema, default=Draft202012Validator)
+    cls = _VALIDATOR_CLASSES.get(base)
+    if cls is None:
+        checker = base.TYPE_CHECKER.redefine_many({"integer": _is_integer, "number": _is_number})
+        cls = validators.extend(
+            base,
+            validators={"type": _type, "properties": _make_properties(base.VALIDATORS["properties"])},
+            type_checker=checker,
         )
-    extra_ok = schema.get("additionalProperties", props == {} and "properties" not in schema)
-    if props and extra_ok is not True and not isinstance(extra_ok, Mapping):
-        unknown = [k for k in value if k not in props]
-        if unknown:
-            expected = ", ".join(props) or "none"
-            return f"unknown argument(s) {', '.join(repr(u) for u in unknown)}; expected: {expected}"
-    for key, sub in props.items():
-        if key in value and isinstance(sub, Mapping):
-            err = _check_value(value[key], sub, root, f"argument {key!r}" if where == "arguments" else f"{where}.{key}")
-            if err:
-                return err
-    return None
+        _VALIDATOR_CLASSES[base] = cls
+    return cls
+
+
+_CACHE_LIMIT = 4096
+# id(schema) -> (schema, validator); the strong reference keeps the id from being reused.
+_VALIDATORS: dict[int, tuple[Mapping[str, Any], Any]] = {}
+
+
+def _compiled(schema: Mapping[str, Any]) -> Any:
+    """The validator of ``schema``, compiled once per schema object."""
+    hit = _VALIDATORS.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    compiled = _validator_class(schema)(schema)
+    if len(_VALIDATORS) >= _CACHE_LIMIT:
+        _VALIDATORS.clear()
+    _VALIDATORS[id(schema)] = (schema, compiled)
+    return compiled
+
+
+def _show(value: Any, limit: int = 80) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _where(path: Sequence[Any]) -> str:
+    """``argument 'x'``, ``argument 'x'.y``, ``argument 'x'[0]``; the root is ``arguments``."""
+    if not path:
+        return "arguments"
+    out = f"argument {path[0]!r}"
+    for part in list(path)[1:]:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+def _rank(error: ValidationError) -> tuple[int, int]:
+    """Which error to report first: the shallowest; at one depth missing, then unknown, then the rest."""
+    order = {"required": 0, "additionalProperties": 1}
+    return len(error.absolute_path), order.get(str(error.validator), 2)
+
+
+def _first(errors: Sequence[ValidationError]) -> ValidationError:
+    return min(errors, key=_rank)  # min is stable: ties go to the first error found
+
+
+def _plural(n: Any, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _describe(error: ValidationError) -> str:
+    """One short line: which argument is wrong and how."""
+    path = list(error.absolute_path)
+    where, value, want, kw = _where(path), error.instance, error.validator_value, str(error.validator)
+    inside = f" in {where}" if path else ""
+    if kw == "required":
+        missing = [r for r in want if isinstance(r, str) and isinstance(value, dict) and r not in value]
+        return f"missing required argument(s) {', '.join(repr(m) for m in missing)}{inside}"
+    if kw == "additionalProperties" and isinstance(value, dict) and isinstance(error.schema, Mapping):
+        unknown = _unknown_keys(value, error.schema)
+        expected = ", ".join(error.schema.get("properties") or {}) or "none"
+        return f"unknown argument(s) {', '.join(repr(u) for u in unknown)}{inside}; expected: {expected}"
+    if kw == "type":
+        names = want if isinstance(want, list) else [want]
+        expected = " or ".join(_TYPE_NAMES.get(str(t), str(t)) for t in names)
+        return f"{where} must be {expected}, got {_show(value)}"
+    if kw in ("anyOf", "oneOf"):
+        return _describe_union(error, where)
+    simple = {
+        "enum": lambda: f"must be one of {', '.join(_show(v) for v in want)}, got {_show(value)}",
+        "const": lambda: f"must be {_show(want)}",
+        "minimum": lambda: f"must be >= {want}, got {_show(value)}",
+        "maximum": lambda: f"must be <= {want}, got {_show(value)}",
+        "exclusiveMinimum": lambda: f"must be > {want}, got {_show(value)}",
+        "exclusiveMaximum": lambda: f"must be < {want}, got {_show(value)}",
+        "multipleOf": lambda: f"must be a multiple of {want}, got {_show(value)}",
+        "minLength": lambda: f"must be at least {_plural(want, 'character')} long, got {len(value)}",
+        "maxLength": lambda: f"must be at most {_plural(want, 'character')} long, got {len(value)}",
+        "pattern": lambda: f"must match the pattern {want}, got {_show(value)}",
+        "format": lambda: f"must be a valid {want}, got {_show(value)}",
+        "minItems": lambda: f"must have at least {_plural(want, 'item')}, got {len(value)}",
+        "maxItems": lambda: f"must have at most {_plural(want, 'item')}, got {len(value)}",
+        "uniqueItems": lambda: "must not repeat items",
+        "minProperties": lambda: f"must have at least {_plural(want, 'key')}, got {len(value)}",
+        "maxProperties": lambda: f"must have at most {_plural(want, 'key')}, got {len(value)}",
+        "not": lambda: f"must not be {_show(value)}",
+    }
+    if kw in simple:
+        return f"{where} {simple[kw]()}"
+    return f"{where}: {error.message}"[:200]
+
+
+def _describe_union(error: ValidationError, where: str) -> str:
+    """``anyOf``/``oneOf``: the form the value was closest to, or the types it could have had."""
+    if not error.context:  # oneOf, and more than one form fits
+        return f"{where} fits more than one of the allowed forms"
+    by_option: dict[Any, list[ValidationError]] = {}
+    for sub in error.context:
+        by_option.setdefault(sub.relative_schema_path[0], []).append(sub)
+    firsts = [_first(errs) for errs in by_option.values()]
+    depth = len(error.absolute_path)
+    shape = [e for e in firsts if not (e.validator == "type" and len(e.absolute_path) == depth)]
+    if shape:  # the value had the right type for some form: say what is wrong within it
+        return _describe(shape[0])
+    names: list[Any] = []
+    for e in firsts:
+        for t in e.validator_value if isinstance(e.validator_value, list) else [e.validator_value]:
+            if t not in names:
+                names.append(t)
+    expected = " or ".join(_TYPE_NAMES.get(str(t), str(t)) for t in names)
+    return f"{where} must be {expected}, got {_show(error.instance)}"
 
 
 def check_arguments(arguments: Any, schema: Mapping[str, Any] | None) -> str | None:
@@ -143,13 +258,23 @@ def check_arguments(arguments: Any, schema: Mapping[str, Any] | None) -> str | N
 
     Args:
         arguments: The arguments the agent sent.
-        schema: The tool's JSON schema (``inputSchema``).
+        schema: The tool's JSON schema (``inputSchema``); ``$ref``/``$defs`` are resolved.
 
     Returns:
-        None when the arguments fit, else a one-line description of the first problem.
+        None when the arguments fit (or the schema cannot be applied), else a one-line
+        description of the first problem, e.g. ``argument 'amount' must be >= 0.01, got -5``.
     """
     if not isinstance(arguments, dict):
         return f"arguments must be a JSON object, got {type(arguments).__name__}"
     if not schema:
         return None
-    return _check_object(arguments, schema, schema, "arguments")
+    try:
+        errors = _compiled(schema).iter_errors(arguments)
+        first = next(errors, None)
+        if first is None:
+            return None
+        return _describe(_first([first, *errors]))
+    except Exception:
+        # A schema we cannot apply (an unresolvable $ref, a malformed keyword such as a bad
+        # pattern): the server has the last word, as with the hand-written check before.
+        return None

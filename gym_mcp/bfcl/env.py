@@ -25,8 +25,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from gym_mcp.actions.parsing import ParsedAction, Parser, auto_parser, parse_action
 from gym_mcp.actions.schema import openai_tools as mcp_to_openai
 from gym_mcp.bfcl.backend import BFCLSource, BFCLState
@@ -215,22 +213,8 @@ class AsyncBFCLEnv(EpisodeCore):
 
     # -- episode ---------------------------------------------------------------------------------
 
-    async def reset(
-        self,
-        *,
-        seed: int | None = None,
-        options: Mapping[str, Any] | None = None,
-        rng: np.random.Generator | None = None,
-    ) -> tuple[str, dict[str, Any]]:
-        """Start an entry from its initial state and return its first user turn.
-
-        Args:
-            seed: Seeds the entry choice.
-            options: ``{"entry": id}`` or ``{"task_id": id}`` picks the entry.
-            rng: Generator to draw the entry from (the sync wrapper passes its own).
-        """
-        self._seed_rng(seed, rng)
-        options = options or {}
+    async def _begin(self, options: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        """Pick the entry (``{"entry": id}`` or ``{"task_id": id}``), restore it, show its first turn."""
         wanted = options.get("entry", options.get("task_id"))
         if wanted is not None:
             if str(wanted) not in self.entry_ids:
@@ -382,34 +366,12 @@ class BFCLMultiTurnEnv(SyncEnv[AsyncBFCLEnv]):
 
     Args:
         category: ``"base"``, ``"miss_func"``, ``"miss_param"`` or ``"long_context"``.
-        entry: One entry (id or index); None draws from the whole category.
-        tasks: Tasks from `bfcl_tasks` (as the evaluation harness passes them).
-        max_steps: Steps in the whole episode before truncation (None: no limit but BFCL's per turn).
-        max_steps_per_turn: BFCL's limit of call steps per turn (20).
-        parser: Reads calls from text actions (default `auto_parser`).
-        call_timeout: Seconds a tool call may take.
         render_mode: ``"ansi"`` renders the conversation as text.
+        **options: The `AsyncBFCLEnv` options: ``entry`` (one entry, an id or an index; None draws
+            from the category), ``tasks`` (from `bfcl_tasks`), ``max_steps``,
+            ``max_steps_per_turn`` (BFCL's 20), ``parser`` and ``call_timeout``.
     """
 
-    def __init__(
-        self,
-        category: str = "base",
-        *,
-        entry: str | int | Sequence[str] | None = None,
-        tasks: Sequence[Task] | None = None,
-        max_steps: int | None = None,
-        max_steps_per_turn: int = MAX_STEPS_PER_TURN,
-        parser: Parser | None = None,
-        call_timeout: float = 30.0,
-        render_mode: str | None = None,
-    ) -> None:
-        core = AsyncBFCLEnv(
-            category,
-            entry=entry,
-            tasks=tasks,
-            max_steps=max_steps,
-            max_steps_per_turn=max_steps_per_turn,
-            parser=parser,
-            call_timeout=call_timeout,
-        )
+    def __init__(self, category: str = "base", *, render_mode: str | None = None, **options: Any) -> None:
+        core = AsyncBFCLEnv(category, **options)
         self._attach(core, render_mode, MAX_OBSERVATION_CHARS, MAX_ACTION_CHARS)

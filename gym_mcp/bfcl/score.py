@@ -9,6 +9,7 @@ backend instances the checker left in BFCL's module-level cache.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import uuid
 from collections.abc import Mapping, Sequence
@@ -41,12 +42,7 @@ class Verdict:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
-        return {
-            "valid": self.valid,
-            "error_type": self.error_type,
-            "error_message": self.error_message,
-            "failing_turn": self.failing_turn,
-        }
+        return dataclasses.asdict(self)
 
 
 def decode(record: Sequence[Sequence[Sequence[Mapping[str, str]]]]) -> list[list[list[str]]]:

@@ -39,6 +39,11 @@ def register(sub: Any) -> None:
 Script = Callable[[], Generator[str, str, None]]
 
 
+def _ref(name: str, **arguments: Any) -> dict[str, Any]:
+    """A reference call as tasks store it."""
+    return {"name": name, "arguments": arguments}
+
+
 def _call(name: str, **arguments: Any) -> str:
     return f"<tool_call>{json.dumps({'name': name, 'arguments': arguments})}</tool_call>"
 
@@ -73,29 +78,19 @@ def _banking() -> list[DemoTask]:
         DemoTask(
             "banking-move-40",
             "Please move $40 from my checking account ACC-1001 to my savings account ACC-1002.",
-            (
-                {
-                    "name": "transfer_funds",
-                    "arguments": {"from_account_id": "ACC-1001", "to_account_id": "ACC-1002", "amount": 40.0},
-                },
-            ),
+            (_ref("transfer_funds", from_account_id="ACC-1001", to_account_id="ACC-1002", amount=40.0),),
             move_money,
         ),
         DemoTask(
             "banking-lock-card",
             "I can't find my debit card CRD-1001. Lock it so nobody can use it.",
-            ({"name": "lock_card", "arguments": {"card_id": "CRD-1001"}},),
+            (_ref("lock_card", card_id="CRD-1001"),),
             lock_card,
         ),
         DemoTask(
             "banking-deposit-gift",
             "Deposit a $25 gift into account ACC-1003 with the description 'gift'.",
-            (
-                {
-                    "name": "deposit",
-                    "arguments": {"account_id": "ACC-1003", "amount": 25.0, "description": "gift"},
-                },
-            ),
+            (_ref("deposit", account_id="ACC-1003", amount=25.0, description="gift"),),
             wrong_account,
         ),
     ]
@@ -123,24 +118,19 @@ def _shopping() -> list[DemoTask]:
         DemoTask(
             "shopping-cancel",
             "Cancel my order ORD-1084, I ordered it by mistake.",
-            ({"name": "cancel_order", "arguments": {"order_id": "ORD-1084"}},),
+            (_ref("cancel_order", order_id="ORD-1084"),),
             cancel,
         ),
         DemoTask(
             "shopping-cart",
             "Customer CUS-1001 wants two of product PRD-1001 in their cart.",
-            (
-                {
-                    "name": "add_to_cart",
-                    "arguments": {"customer_id": "CUS-1001", "product_id": "PRD-1001", "quantity": 2},
-                },
-            ),
+            (_ref("add_to_cart", customer_id="CUS-1001", product_id="PRD-1001", quantity=2),),
             add_to_cart,
         ),
         DemoTask(
             "shopping-cancel-paid",
             "Cancel order ORD-1076 please.",
-            ({"name": "cancel_order", "arguments": {"order_id": "ORD-1076"}},),
+            (_ref("cancel_order", order_id="ORD-1076"),),
             wrong_order,
         ),
     ]
@@ -191,23 +181,13 @@ def _calendar() -> list[DemoTask]:
         DemoTask(
             "calendar-cancel",
             "Cancel the Mercury retrospective, event EVT-1050, on behalf of its organizer.",
-            (
-                {
-                    "name": "cancel_event",
-                    "arguments": {"event_id": "EVT-1050", "acting_person_id": "PER-1023"},
-                },
-            ),
+            (_ref("cancel_event", event_id="EVT-1050", acting_person_id="PER-1023"),),
             cancel_as_organizer,
         ),
         DemoTask(
             "calendar-cancel-2",
             "Cancel event EVT-1050 for its organizer, Samuel Dubois (PER-1023).",
-            (
-                {
-                    "name": "cancel_event",
-                    "arguments": {"event_id": "EVT-1050", "acting_person_id": "PER-1023"},
-                },
-            ),
+            (_ref("cancel_event", event_id="EVT-1050", acting_person_id="PER-1023"),),
             wrong_person,
         ),
     ]

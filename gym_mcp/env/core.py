@@ -95,12 +95,33 @@ class EpisodeCore(ABC):
         self.done = False
         self.final_answer: str | None = None
 
-    def _seed_rng(self, seed: int | None, rng: np.random.Generator | None) -> None:
-        """Draw this episode from ``rng`` (the sync wrapper's), a new generator from ``seed``, or go on."""
+    async def reset(
+        self,
+        *,
+        seed: int | None = None,
+        options: Mapping[str, Any] | None = None,
+        rng: np.random.Generator | None = None,
+    ) -> tuple[str, dict[str, Any]]:
+        """Start an episode from its initial state and return its first observation.
+
+        Args:
+            seed: Seeds the choice of task (as in Gymnasium).
+            options: Chooses the task: ``{"task_id": ...}``, and what each environment adds
+                (``{"task": Task}`` for MCP environments, ``{"entry": id}`` for BFCL).
+            rng: Generator to draw the task from (the sync wrapper passes its own).
+
+        Returns:
+            The first observation and the info dict (``tools``, ``messages``, counters).
+        """
         if rng is not None:
             self.np_random = rng
         elif seed is not None:
             self.np_random = seeding.np_random(seed)[0]
+        return await self._begin(options or {})
+
+    @abstractmethod
+    async def _begin(self, options: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        """Choose the episode's task from ``options``, restore its initial state, return ``(obs, info)``."""
 
     def _draw(self, items: Sequence[Any]) -> Any:
         """One of ``items``, uniformly from the episode's generator (no draw when there is one)."""

@@ -13,8 +13,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from gym_mcp.actions.parsing import ParsedAction, Parser, ToolCall, auto_parser, parse_action
 from gym_mcp.actions.schema import check_arguments, openai_tools
 from gym_mcp.env.config import EnvConfig, TaskSource, coerce_tasks
@@ -142,25 +140,9 @@ class AsyncMCPEnv(EpisodeCore):
 
     # -- the Gymnasium-shaped API --------------------------------------------------------------
 
-    async def reset(
-        self,
-        *,
-        seed: int | None = None,
-        options: Mapping[str, Any] | None = None,
-        rng: np.random.Generator | None = None,
-    ) -> tuple[str, dict[str, Any]]:
-        """Start an episode: pick a task, restore its initial state, return the instruction.
-
-        Args:
-            seed: Seeds the task choice (as in Gymnasium).
-            options: ``{"task_id": ...}`` or ``{"task": Task | dict}`` to choose the task.
-            rng: Generator to draw the task from (the sync wrapper passes its own).
-
-        Returns:
-            The instruction and the info dict (``tools``, ``messages``, counters).
-        """
-        self._seed_rng(seed, rng)
-        task = self._choose_task(options or {})
+    async def _begin(self, options: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        """Pick the task (``{"task_id": ...}`` or ``{"task": Task | dict}``), restore its initial state."""
+        task = self._choose_task(options)
         self._start(task)
         live = await self._ensure_live()
         await self._check_server()  # a server that died between episodes is restarted here

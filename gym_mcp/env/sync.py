@@ -58,7 +58,7 @@ class SyncEnv(gym.Env[str, Any], Generic[CoreT]):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         """Start an episode (see the core's ``reset``)."""
         super().reset(seed=seed)
-        result: tuple[str, dict[str, Any]] = run_sync(self.core.reset(options=options, rng=self.np_random))  # type: ignore[attr-defined]
+        result: tuple[str, dict[str, Any]] = run_sync(self.core.reset(options=options, rng=self.np_random))
         return result
 
     def step(self, action: Any) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:

@@ -24,6 +24,7 @@ import gymnasium as gym
 
 from gym_mcp.errors import ConfigError
 from gym_mcp.policies.base import Policy
+from gym_mcp.rewards.prove import efficiency_budget
 from gym_mcp.tasks import Task, load_tasks
 
 __all__ = ["EvalConfig", "EvalResult", "evaluate", "pass_hat_k"]
@@ -112,7 +113,8 @@ def _play(
             "invalid_calls": info["invalid_calls"],
             "tool_errors": info["tool_errors"],
             "executed_calls": info["num_calls"],
-            "budget": _budget(task),
+            # the reward's own budget (its b) when it reports one, else PROVE's default b = 0.5
+            "budget": int(terms.get("budget", efficiency_budget(task))),
             "truncated": truncated,
             "final_answer": core.final_answer,
             "calls": [c.to_dict() for c in core.calls],
@@ -120,11 +122,6 @@ def _play(
         }
     finally:
         env.close()
-
-
-def _budget(task: Task) -> int:
-    n_ref = task.call_budget if task.call_budget is not None else len(task.reference_calls)
-    return n_ref + math.ceil(0.5 * n_ref) if n_ref else 1
 
 
 def _metrics(episodes: Sequence[Mapping[str, Any]], k: int) -> dict[str, Any]:

@@ -56,37 +56,34 @@ def markdown(result: EvalResult, config: EvalConfig) -> str:
                 f"| {m['mean_reward']:.3f} | {per_solved} | {excess} "
                 f"| {m['invalid_call_rate']:.1%} | {m['tool_error_rate']:.1%} |"
             )
-    lines += [
-        "",
-        "## By difficulty",
-        "",
-        "| policy | env | difficulty | episodes | success | mean reward |",
-        "|---|---|---|---|---|---|",
-    ]
-    for policy, envs in result.metrics.items():
-        for env_id, m in envs.items():
-            for diff, b in m["by_difficulty"].items():
-                row = f"| {policy} | {env_id} | {diff} | {b['episodes']} | {b['success_rate']:.1%} "
-                lines.append(row + f"| {b['mean_reward']:.3f} |")
+    lines += _breakdown(result, "by_difficulty", "By difficulty", "difficulty")
     if any(len(m["by_variant"]) > 1 for envs in result.metrics.values() for m in envs.values()):
-        lines += [
-            "",
-            "## By variant (category)",
-            "",
-            "| policy | env | variant | episodes | success | mean reward |",
-            "|---|---|---|---|---|---|",
-        ]
-        for policy, envs in result.metrics.items():
-            for env_id, m in envs.items():
-                for variant, b in m["by_variant"].items():
-                    row = f"| {policy} | {env_id} | {variant} | {b['episodes']} | {b['success_rate']:.1%} "
-                    lines.append(row + f"| {b['mean_reward']:.3f} |")
+        lines += _breakdown(result, "by_variant", "By variant (category)", "variant")
     lines += ["", "## Mean reward terms", ""]
     for policy, envs in result.metrics.items():
         for env_id, m in envs.items():
             terms = ", ".join(f"{t} {v}" for t, v in m["mean_terms"].items())
             lines.append(f"- {policy} on {env_id}: {terms}")
     return "\n".join(lines) + "\n"
+
+
+def _breakdown(result: EvalResult, key: str, title: str, label: str) -> list[str]:
+    """A Markdown section: success and mean reward per group of one breakdown (``by_difficulty``, ...)."""
+    lines = [
+        "",
+        f"## {title}",
+        "",
+        f"| policy | env | {label} | episodes | success | mean reward |",
+        "|---|---|---|---|---|---|",
+    ]
+    for policy, envs in result.metrics.items():
+        for env_id, m in envs.items():
+            for group, b in m[key].items():
+                lines.append(
+                    f"| {policy} | {env_id} | {group} | {b['episodes']} | {b['success_rate']:.1%} "
+                    f"| {b['mean_reward']:.3f} |"
+                )
+    return lines
 
 
 def _plot(result: EvalResult, path: Path) -> Path | None:

@@ -22,6 +22,10 @@ Relative paths (the state, and a command that is a relative path) are resolved a
 spec file's folder, which is also the server's working directory. ``gym.make`` takes
 ``gym.make("gym_mcp/External-v0", spec="filesystem.toml")``; ``gym-mcp envs add spec.toml``
 saves it so that ``import gym_mcp`` registers ``gym_mcp/Filesystem-v0``.
+
+The file format is the pydantic model `SpecFile` (unknown keys are errors); its JSON Schema is
+published at ``docs/spec.schema.json`` (`spec_schema_text` writes it), so editors can check
+and complete spec files. `ServerSpec` is the parsed result, with paths resolved.
 """
 
 from __future__ import annotations
@@ -34,29 +38,203 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import ErrorDetails
 
 from gym_mcp.errors import ConfigError
 from gym_mcp.live.server import ServerSource
 from gym_mcp.live.sources import BundledSource, ExternalSource
 from gym_mcp.state import DirectoryState, JSONFileState, SQLiteState, StateBackend
 
-__all__ = ["ServerSpec", "as_source", "env_name", "load_spec", "parse_spec", "saved_specs", "specs_dir"]
+__all__ = [
+    "ServerSpec",
+    "SpecFile",
+    "as_source",
+    "env_name",
+    "load_spec",
+    "parse_spec",
+    "saved_specs",
+    "spec_json_schema",
+    "spec_schema_text",
+    "specs_dir",
+]
 
-
-_KNOWN = {
-    "name",
-    "command",
-    "url",
-    "transport",
-    "env",
-    "state",
-    "tools",
-    "cwd",
-    "startup_timeout",
-    "description",
-}
 _STATE_KINDS = ("directory", "sqlite", "json", "none")
+_JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+class StateSection(BaseModel):
+    """The ``[state]`` table: the template state every environment gets a private copy of."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        title="State",
+        json_schema_extra={"if": {"properties": {"kind": {"const": "none"}}}, "else": {"required": ["path"]}},
+    )
+
+    kind: Literal["directory", "sqlite", "json", "none"] = Field(
+        description="The kind of state: a directory, an SQLite database, a JSON file, or none (stateless)."
+    )
+    path: str | None = Field(
+        default=None,
+        description="The template state, relative to the spec file's folder (needed unless kind is none).",
+    )
+    ignore: list[str] = Field(
+        default_factory=list, description="directory: glob patterns of files left out of fingerprints, e.g. ['*.log']."
+    )
+    volatile: dict[str, list[str]] = Field(
+        default_factory=dict, description="sqlite: {table: [columns]} left out of fingerprints (timestamps, ...)."
+    )
+    volatile_keys: list[str] = Field(default_factory=list, description="json: keys left out of fingerprints.")
+
+    @model_validator(mode="after")
+    def _path_unless_none(self) -> StateSection:
+        if self.kind != "none" and not self.path:
+            raise ValueError(f"missing field 'state.path' (the template {self.kind} state)")
+        return self
+
+
+class ToolsSection(BaseModel):
+    """The ``[tools]`` table: which tools the agent sees, and under which names."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, title="Tools")
+
+    hide: list[str] = Field(default_factory=list, description="Tools the agent must not see.")
+    rename: dict[str, str] | None = Field(default=None, description="{server's tool name: the name the agent sees}.")
+
+
+class SpecFile(BaseModel):
+    """A spec file as written (TOML, JSON or YAML): checked, with paths not yet resolved."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        title="gym-mcp server spec",
+        json_schema_extra={
+            "$schema": _JSON_SCHEMA_DIALECT,
+            "description": (
+                "A third-party MCP server as a gym-mcp environment (TOML, JSON or YAML): how to start it, "
+                "where its state lives, and which tools the agent sees. Relative paths are resolved against "
+                "the spec file's folder. See docs/spec-files.md."
+            ),
+            "anyOf": [{"required": ["command"]}, {"required": ["url"]}],
+        },
+    )
+
+    name: Annotated[str, Field(pattern=r"\S")] = Field(description="The server's name (a non-empty string).")
+    command: str | list[str] | None = Field(
+        default=None,
+        description=(
+            "The command line that starts the server, as a list (or one string, split like a shell). "
+            "It may hold {state} (the environment's private state copy), {workdir} and {port}."
+        ),
+    )
+    url: str | None = Field(
+        default=None,
+        description="The server's HTTP URL (may hold {port}); alone, a server someone else already runs.",
+    )
+    transport: Literal["stdio", "http"] | None = Field(
+        default=None, description="How to talk to the server (default: http with a url, else stdio)."
+    )
+    cwd: str | None = Field(
+        default=None, description="The server's working directory (default: the spec file's folder; may be {state})."
+    )
+    state: StateSection = Field(
+        default_factory=lambda: StateSection(kind="none"), description="The server's state (default: none)."
+    )
+    tools: ToolsSection = Field(default_factory=ToolsSection, description="Hide or rename tools.")
+    startup_timeout: Annotated[float, Field(gt=0)] = Field(default=60.0, description="Seconds the server has to start.")
+    env: dict[str, str] | None = Field(default=None, description="Extra environment variables for the server.")
+    description: str | None = Field(default=None, description="What the server is, for people reading the spec.")
+
+    @model_validator(mode="after")
+    def _command_or_url(self) -> SpecFile:
+        if not self.command and not self.url:
+            raise ValueError("missing field 'command' (or 'url' for a server already running)")
+        if self.transport == "stdio" and not self.command:
+            raise ValueError("a stdio server needs 'command'")
+        return self
+
+
+_KNOWN = set(SpecFile.model_fields)
+_SECTIONS: dict[str, type[BaseModel]] = {"state": StateSection, "tools": ToolsSection}
+# What a key must be, by dotted key (other keys: pydantic's words).
+_KEY_MESSAGES = {
+    "command": "'command' must be a list of strings (or one string)",
+    "url": "'url' must be a string",
+    "cwd": "'cwd' must be a string",
+    "state": "'state' must be a table",
+    "state.kind": f"missing or bad field 'state.kind'; use one of: {', '.join(_STATE_KINDS)}",
+    "state.path": "'state.path' must be a string",
+    "state.ignore": "'state.ignore' must be a list of glob patterns",
+    "state.volatile": "'state.volatile' must map table names to column lists",
+    "state.volatile_keys": "'state.volatile_keys' must be a list of keys",
+    "tools": "'tools' must be a table",
+    "tools.hide": "'tools.hide' must be a list of tool names",
+    "tools.rename": "'tools.rename' must be a table of strings",
+    "env": "'env' must be a table of strings",
+    "startup_timeout": "'startup_timeout' must be a positive number",
+    "description": "'description' must be a string",
+}
+
+
+def _key(loc: tuple[int | str, ...]) -> str:
+    """The dotted spec key an error is about (``state.kind``), without pydantic's union branches."""
+    if not loc:
+        return ""
+    head = str(loc[0])
+    section = _SECTIONS.get(head)
+    if section is not None and len(loc) > 1 and str(loc[1]) in section.model_fields:
+        return f"{head}.{loc[1]}"
+    return head
+
+
+def _spec_error(errors: list[ErrorDetails]) -> str:
+    """One line for the first problem: unknown keys first, then the keys in file-format order."""
+    extra = [e for e in errors if e["type"] == "extra_forbidden"]
+    if extra:
+        top = sorted(str(e["loc"][0]) for e in extra if len(e["loc"]) == 1)
+        if top:
+            return f"unknown field(s) {', '.join(top)}; known: {', '.join(sorted(_KNOWN))}"
+        section = str(extra[0]["loc"][0])
+        names = sorted(f"{section}.{e['loc'][-1]}" for e in extra if str(e["loc"][0]) == section)
+        known = ", ".join(sorted(_SECTIONS[section].model_fields))
+        return f"unknown field(s) {', '.join(names)}; known in [{section}]: {known}"
+    first = errors[0]
+    if first["type"] == "value_error" and "ctx" in first:
+        return str(first["ctx"]["error"])
+    key = _key(first["loc"])
+    if key == "transport":
+        return f"'transport' must be 'stdio' or 'http', got {first['input']!r}"
+    if key in _KEY_MESSAGES:
+        return _KEY_MESSAGES[key]
+    return f"'{key}': {first['msg'][:1].lower()}{first['msg'][1:]}"
+
+
+def spec_json_schema() -> dict[str, Any]:
+    """The JSON Schema of spec files, generated from `SpecFile`.
+
+    Returns:
+        The schema (draft 2020-12), with ``$schema``, ``title`` and ``description`` first.
+    """
+    schema = SpecFile.model_json_schema()
+    head = {key: schema.pop(key) for key in ("$schema", "title", "description")}
+    return {**head, **schema}
+
+
+def spec_schema_text() -> str:
+    """The JSON Schema of spec files as ``docs/spec.schema.json`` holds it (pretty-printed).
+
+    Regenerate the file with ``python -c "from gym_mcp.live.spec import spec_schema_text;
+    open('docs/spec.schema.json', 'w').write(spec_schema_text())"``.
+
+    Returns:
+        The schema as indented JSON, ending in a newline.
+    """
+    return json.dumps(spec_json_schema(), indent=2, ensure_ascii=False) + "\n"
 
 
 @dataclass(frozen=True)
@@ -94,7 +272,7 @@ class ServerSpec:
     source_file: Path | None = None
 
     def make_state(self) -> StateBackend | None:
-        """The template state backend."""
+        """The template state backend (None for a stateless server)."""
         if self.state_kind == "none" or self.state_path is None:
             return None
         if self.state_kind == "directory":
@@ -162,16 +340,14 @@ def _read(path: Path) -> dict[str, Any]:
     return data
 
 
-def _str_map(value: Any, where: str) -> dict[str, str]:
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
-        raise ConfigError(f"{where} must be a table of strings")
-    return dict(value)
-
-
 def load_spec(path: str | os.PathLike[str]) -> ServerSpec:
     """Read and check a spec file.
+
+    Args:
+        path: A ``.toml``, ``.json``, ``.yaml`` or ``.yml`` file.
+
+    Returns:
+        The spec, with paths resolved against the file's folder.
 
     Raises:
         ConfigError: The file is unreadable or malformed, or a field is missing or wrong; the
@@ -185,36 +361,29 @@ def load_spec(path: str | os.PathLike[str]) -> ServerSpec:
 def parse_spec(data: Mapping[str, Any], *, base: Path, source_file: Path | None = None) -> ServerSpec:
     """Check a spec given as a dict (paths relative to ``base``).
 
+    Args:
+        data: The spec's keys, as read from a file (see `SpecFile`).
+        base: The folder relative paths are resolved against.
+        source_file: The file the spec came from (named in errors).
+
+    Returns:
+        The spec.
+
     Raises:
-        ConfigError: A field is missing or wrong.
+        ConfigError: A field is missing or wrong (one line, naming the file, server and key).
     """
     where = str(source_file) if source_file else "spec"
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ConfigError(f"{where}: missing field 'name' (a non-empty string)")
     where = f"{where} (server {name!r})"
-    unknown = sorted(set(data) - _KNOWN)
-    if unknown:
-        raise ConfigError(f"{where}: unknown field(s) {', '.join(unknown)}; known: {', '.join(sorted(_KNOWN))}")
-    command = data.get("command")
-    if isinstance(command, str):
-        command = shlex.split(command)
-    if command is not None and (not isinstance(command, list) or not all(isinstance(c, str) for c in command)):
-        raise ConfigError(f"{where}: 'command' must be a list of strings (or one string)")
-    url = data.get("url")
-    if url is not None and not isinstance(url, str):
-        raise ConfigError(f"{where}: 'url' must be a string")
-    if not command and not url:
-        raise ConfigError(f"{where}: missing field 'command' (or 'url' for a server already running)")
-    transport = data.get("transport", "http" if url else "stdio")
-    if transport not in ("stdio", "http"):
-        raise ConfigError(f"{where}: 'transport' must be 'stdio' or 'http', got {transport!r}")
-    if transport == "stdio" and not command:
-        raise ConfigError(f"{where}: a stdio server needs 'command'")
-    raw_cwd = data.get("cwd")
-    if raw_cwd is not None and not isinstance(raw_cwd, str):
-        raise ConfigError(f"{where}: 'cwd' must be a string")
-    cwd = Path(raw_cwd) if raw_cwd else base
+    try:
+        raw = SpecFile.model_validate(dict(data))
+    except ValidationError as exc:
+        raise ConfigError(f"{where}: {_spec_error(exc.errors())}") from None
+    command = shlex.split(raw.command) if isinstance(raw.command, str) else list(raw.command or [])
+    transport = raw.transport or ("http" if raw.url else "stdio")
+    cwd = Path(raw.cwd) if raw.cwd else base
     if not cwd.is_absolute() and "{" not in str(cwd):  # "{state}" is filled in per launch
         cwd = (base / cwd).resolve()
     if command and ("/" in command[0]) and not os.path.isabs(command[0]):
@@ -222,56 +391,34 @@ def parse_spec(data: Mapping[str, Any], *, base: Path, source_file: Path | None 
         if candidate.exists():
             command = [str(candidate), *command[1:]]
 
-    state = data.get("state", {"kind": "none"})
-    if not isinstance(state, Mapping):
-        raise ConfigError(f"{where}: 'state' must be a table")
-    kind = state.get("kind")
-    if kind not in _STATE_KINDS:
-        raise ConfigError(f"{where}: missing or bad field 'state.kind'; use one of: {', '.join(_STATE_KINDS)}")
+    state = raw.state
     state_path: Path | None = None
     options: dict[str, Any] = {}
-    if kind != "none":
-        raw = state.get("path")
-        if not isinstance(raw, str) or not raw:
-            raise ConfigError(f"{where}: missing field 'state.path' (the template {kind} state)")
-        state_path = Path(raw) if os.path.isabs(raw) else (base / raw).resolve()
-        if kind == "directory" and not state_path.is_dir():
+    if state.kind != "none" and state.path:
+        state_path = Path(state.path) if os.path.isabs(state.path) else (base / state.path).resolve()
+        if state.kind == "directory" and not state_path.is_dir():
             raise ConfigError(f"{where}: state.path {state_path} is not a directory")
-        if kind in ("sqlite", "json") and not state_path.is_file():
+        if state.kind in ("sqlite", "json") and not state_path.is_file():
             raise ConfigError(f"{where}: state.path {state_path} is not a file")
-        if kind == "directory":
-            options["ignore"] = list(state.get("ignore", []))
-        elif kind == "sqlite":
-            vol = state.get("volatile", {})
-            if not isinstance(vol, Mapping):
-                raise ConfigError(f"{where}: 'state.volatile' must map table names to column lists")
-            options["volatile"] = {str(t): list(c) for t, c in vol.items()}
+        if state.kind == "directory":
+            options["ignore"] = list(state.ignore)
+        elif state.kind == "sqlite":
+            options["volatile"] = {t: list(c) for t, c in state.volatile.items()}
         else:
-            options["volatile_keys"] = list(state.get("volatile_keys", []))
-
-    tools = data.get("tools", {})
-    if not isinstance(tools, Mapping):
-        raise ConfigError(f"{where}: 'tools' must be a table")
-    hide = tools.get("hide", [])
-    if not isinstance(hide, list) or not all(isinstance(h, str) for h in hide):
-        raise ConfigError(f"{where}: 'tools.hide' must be a list of tool names")
-    rename = _str_map(tools.get("rename"), f"{where}: 'tools.rename'")
-    timeout = data.get("startup_timeout", 60.0)
-    if not isinstance(timeout, int | float) or timeout <= 0:
-        raise ConfigError(f"{where}: 'startup_timeout' must be a positive number")
+            options["volatile_keys"] = list(state.volatile_keys)
     return ServerSpec(
         name=name.strip(),
-        command=tuple(command or ()),
-        url=url,
+        command=tuple(command),
+        url=raw.url,
         transport=transport,
-        env=_str_map(data.get("env"), f"{where}: 'env'"),
-        state_kind=kind,
+        env=dict(raw.env or {}),
+        state_kind=state.kind,
         state_path=state_path,
         state_options=options,
-        hide_tools=tuple(hide),
-        rename_tools=rename,
+        hide_tools=tuple(raw.tools.hide),
+        rename_tools=dict(raw.tools.rename or {}),
         cwd=cwd,
-        startup_timeout=float(timeout),
+        startup_timeout=raw.startup_timeout,
         source_file=source_file,
     )
 
@@ -299,7 +446,11 @@ def saved_specs() -> dict[str, Path]:
 
 
 def as_source(value: Any) -> ServerSource:
-    """A server source from a source, a `ServerSpec`, a spec file path or a bundled server name."""
+    """A server source from a source, a `ServerSpec`, a spec file path or a bundled server name.
+
+    Raises:
+        ConfigError: ``value`` is none of these, or its spec file is bad.
+    """
     if isinstance(value, ServerSource):
         return value
     if isinstance(value, ServerSpec):

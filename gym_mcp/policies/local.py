@@ -35,7 +35,7 @@ class LocalModel:
 
     Args:
         path: Folder with the model and tokenizer (``save_pretrained`` output), a ``.gguf`` file,
-            or ``"smollm2"`` (the default model; see `gym_mcp.train.models.resolve_model`).
+            or ``"smollm2"`` (the default model; see `gym_mcp.policies.models.resolve_model`).
         adapter: Folder with a PEFT adapter to apply.
         device: Torch device (default CPU).
     """
@@ -50,7 +50,7 @@ class LocalModel:
             raise DependencyMissing(
                 "local models need the [train] extra: pip install -e '.[train]'", extra="train"
             ) from exc
-        from gym_mcp.train.models import resolve_model
+        from gym_mcp.policies.models import resolve_model
 
         folder = Path(resolve_model(path, verbose=True))
         if not folder.is_dir():

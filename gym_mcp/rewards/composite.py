@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any
 
 from gym_mcp.errors import ConfigError
 from gym_mcp.rewards.episode import Episode
@@ -21,7 +22,10 @@ from gym_mcp.rewards.prove import (
 )
 from gym_mcp.tasks import Task
 
-__all__ = ["CompositeReward", "all_terms"]
+__all__ = ["PROCESS_WEIGHTS", "CompositeReward", "all_terms"]
+
+PROCESS_WEIGHTS = ("validity_weight", "coverage_weight", "efficiency_weight", "name_weight", "arguments_weight")
+"""The weights of PROVE's process terms (everything but ``success_weight``)."""
 
 
 @dataclass(frozen=True)
@@ -64,19 +68,10 @@ class CompositeReward:
     abstain_on_irrelevant: bool = True
 
     def __post_init__(self) -> None:
-        numbers = {
-            "validity_weight": self.validity_weight,
-            "coverage_weight": self.coverage_weight,
-            "efficiency_weight": self.efficiency_weight,
-            "name_weight": self.name_weight,
-            "arguments_weight": self.arguments_weight,
-            "success_weight": self.success_weight,
-            "efficiency_a": self.efficiency_a,
-            "efficiency_b": self.efficiency_b,
-        }
-        for name, value in numbers.items():
-            if not math.isfinite(value):
-                raise ConfigError(f"CompositeReward.{name} must be finite, got {value!r}")
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, int | float) and not isinstance(value, bool) and not math.isfinite(value):
+                raise ConfigError(f"CompositeReward.{f.name} must be finite, got {value!r}")
         if self.efficiency_a < 0 or self.efficiency_b < 0:
             raise ConfigError("CompositeReward.efficiency_a and efficiency_b must be non-negative")
 
@@ -104,15 +99,8 @@ class CompositeReward:
         Returns:
             The composite reward.
         """
-        return cls(
-            validity_weight=0.0,
-            coverage_weight=0.0,
-            efficiency_weight=0.0,
-            name_weight=0.0,
-            arguments_weight=0.0,
-            success_weight=1.0,
-            abstain_on_irrelevant=False,
-        )
+        no_process_terms: dict[str, Any] = dict.fromkeys(PROCESS_WEIGHTS, 0.0)
+        return cls(**no_process_terms, success_weight=1.0, abstain_on_irrelevant=False)
 
     def _weighted(self) -> Sequence[tuple[float, str, bool]]:
         """``(weight, term name, bounded by 1)`` for each weighted term."""

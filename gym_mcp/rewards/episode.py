@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,16 +41,8 @@ class CallRecord:
         return self.status == "ok"
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
-        return {
-            "name": self.name,
-            "arguments": self.arguments,
-            "output": self.output,
-            "status": self.status,
-            "step": self.step,
-            "known_name": self.known_name,
-            "valid_arguments": self.valid_arguments,
-        }
+        """A JSON-ready dict (the arguments as the agent sent them, not copied)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
 
 @dataclass(frozen=True)

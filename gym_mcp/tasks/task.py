@@ -7,21 +7,47 @@ fingerprint of the final state that its reference calls produce from there.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, field_validator
+from pydantic_core import ErrorDetails
 
 from gym_mcp.errors import TaskError
 
 __all__ = ["Task", "load_tasks", "save_tasks"]
 
+_NonEmptyStr = Annotated[str, Strict(), Field(min_length=1)]
+_Str = Annotated[str, Strict()]
+_Int = Annotated[int, Strict()]
 
-@dataclass(frozen=True)
-class Task:
+_CALLS_MESSAGE = "reference_calls must be a list of {name, arguments} objects"
+_REQUIRED = ("id", "server", "instruction")
+# What a field must be, for the messages of `Task.from_dict` (other fields: pydantic's words).
+_FIELD_MESSAGES = {
+    "reference_calls": _CALLS_MESSAGE,
+    "initial_state": "initial_state must be an object",
+    "call_budget": "call_budget must be a non-negative integer",
+}
+_TYPE_WORDS = {
+    "string_type": "a string",
+    "int_type": "an integer",
+    "dict_type": "an object",
+    "tuple_type": "a list",
+    "mapping_type": "an object",
+}
+
+
+class Task(BaseModel):
     """One task.
+
+    Construct it with keywords (``Task(id=..., server=..., instruction=...)``); the fields are
+    checked (a wrong type raises pydantic's `ValidationError`) and the task is immutable. Read
+    one from a dict with `Task.from_dict`, which raises `TaskError` with a one-line message.
 
     Attributes:
         id: Unique id.
@@ -40,19 +66,37 @@ class Task:
         metadata: Anything else.
     """
 
-    id: str
-    server: str
-    instruction: str
-    initial_state: Mapping[str, Any] = field(default_factory=lambda: {"seed": 0})
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: _NonEmptyStr
+    server: _NonEmptyStr
+    instruction: _NonEmptyStr
+    initial_state: Mapping[str, Any] = Field(default_factory=lambda: {"seed": 0})
     reference_calls: tuple[Mapping[str, Any], ...] = ()
-    expected_fingerprint: str | None = None
-    expected_answer: str | None = None
-    hidden_goal: str | None = None
-    call_budget: int | None = None
-    split: str = "train"
-    difficulty: str | int | None = None
-    variant: str = "complete"
-    metadata: Mapping[str, Any] = field(default_factory=dict)
+    expected_fingerprint: _Str | None = None
+    expected_answer: _Str | None = None
+    hidden_goal: _Str | None = None
+    call_budget: Annotated[int, Strict(), Field(ge=0)] | None = None
+    split: _Str = "train"
+    difficulty: _Str | _Int | None = None
+    variant: _Str = "complete"
+    metadata: Mapping[str, Any] = Field(default_factory=dict)
+
+    @field_validator("initial_state")
+    @classmethod
+    def _check_seed(cls, value: Mapping[str, Any]) -> Mapping[str, Any]:
+        seed = value.get("seed")
+        if "seed" in value and (not isinstance(seed, int) or isinstance(seed, bool)):
+            raise ValueError("initial_state.seed must be an integer")
+        return value
+
+    @field_validator("reference_calls")
+    @classmethod
+    def _check_calls(cls, value: tuple[Mapping[str, Any], ...]) -> tuple[Mapping[str, Any], ...]:
+        for call in value:
+            if not isinstance(call.get("name"), str) or not isinstance(call.get("arguments", {}), Mapping):
+                raise ValueError(_CALLS_MESSAGE)
+        return value
 
     @property
     def data_seed(self) -> int:
@@ -60,50 +104,80 @@ class Task:
         return int(self.initial_state.get("seed", 0))
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
-        d = asdict(self)
-        d["reference_calls"] = [dict(c) for c in self.reference_calls]
-        d["initial_state"] = dict(self.initial_state)
-        d["metadata"] = dict(self.metadata)
+        """A JSON-ready dict (a deep copy: changing it leaves the task alone)."""
+        d = {name: copy.deepcopy(getattr(self, name)) for name in type(self).model_fields}
+        d["reference_calls"] = [dict(c) for c in d["reference_calls"]]
+        d["initial_state"] = dict(d["initial_state"])
+        d["metadata"] = dict(d["metadata"])
         return d
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Task:
         """Build a task from a dict, checking fields and types.
 
+        Reference calls are normalised to ``{"name": ..., "arguments": {...}}`` (``arguments``
+        defaults to ``{}``).
+
+        Args:
+            data: The task's fields, e.g. one line of a task file.
+
+        Returns:
+            The task.
+
         Raises:
-            TaskError: A required field is missing, a field is unknown, or a type is wrong.
+            TaskError: A required field is missing, a field is unknown, or a type is wrong (one
+                line, naming the field).
         """
         if not isinstance(data, Mapping):
             raise TaskError(f"a task must be a JSON object, got {type(data).__name__}")
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise TaskError(f"unknown task field(s): {', '.join(unknown)}")
-        for name in ("id", "server", "instruction"):
-            if not isinstance(data.get(name), str) or not data.get(name):
-                raise TaskError(f"task field {name!r} must be a non-empty string")
-        calls = data.get("reference_calls", ())
-        if not isinstance(calls, list | tuple) or not all(
+        kwargs = dict(data)
+        calls = kwargs.get("reference_calls", ())
+        if isinstance(calls, list | tuple) and all(
             isinstance(c, Mapping) and isinstance(c.get("name"), str) and isinstance(c.get("arguments", {}), Mapping)
             for c in calls
         ):
-            raise TaskError(f"task {data['id']!r}: reference_calls must be a list of {{name, arguments}} objects")
-        initial = data.get("initial_state", {"seed": 0})
-        if not isinstance(initial, Mapping):
-            raise TaskError(f"task {data['id']!r}: initial_state must be an object")
-        if "seed" in initial and not isinstance(initial["seed"], int):
-            raise TaskError(f"task {data['id']!r}: initial_state.seed must be an integer")
-        budget = data.get("call_budget")
-        if budget is not None and (not isinstance(budget, int) or budget < 0):
-            raise TaskError(f"task {data['id']!r}: call_budget must be a non-negative integer")
-        kwargs = dict(data)
-        kwargs["reference_calls"] = tuple({"name": c["name"], "arguments": dict(c.get("arguments", {}))} for c in calls)
-        return cls(**kwargs)
+            kwargs["reference_calls"] = tuple(
+                {"name": c["name"], "arguments": dict(c.get("arguments", {}))} for c in calls
+            )
+        elif "reference_calls" in kwargs:
+            kwargs["reference_calls"] = None  # fails below, with the reference_calls message
+        try:
+            return cls.model_validate(kwargs)
+        except ValidationError as exc:
+            raise TaskError(_task_error(data, exc.errors())) from None
+
+
+def _task_error(data: Mapping[str, Any], errors: list[ErrorDetails]) -> str:
+    """The one-line message for the first problem, in the order: unknown, required, the rest."""
+    unknown = sorted(str(e["loc"][0]) for e in errors if e["type"] == "extra_forbidden")
+    if unknown:
+        return f"unknown task field(s): {', '.join(unknown)}"
+    by_field: dict[str, list[ErrorDetails]] = {}
+    for e in errors:
+        by_field.setdefault(str(e["loc"][0]) if e["loc"] else "", []).append(e)
+    for name in _REQUIRED:
+        if name in by_field:
+            return f"task field {name!r} must be a non-empty string"
+    field, errs = next(iter(by_field.items()))
+    prefix = f"task {data['id']!r}: "
+    if field in _FIELD_MESSAGES:
+        custom = [str(e["ctx"]["error"]) for e in errs if e["type"] == "value_error" and "ctx" in e]
+        return prefix + (custom[0] if custom else _FIELD_MESSAGES[field])
+    words = [_TYPE_WORDS[e["type"]] for e in errs if e["type"] in _TYPE_WORDS]
+    if words:
+        shown = json.dumps(errs[0]["input"], default=str)[:60]
+        return prefix + f"{field} must be {' or '.join(dict.fromkeys(words))}, got {shown}"
+    return prefix + f"{field}: {errs[0]['msg'][:1].lower()}{errs[0]['msg'][1:]}"
 
 
 def load_tasks(path: str | os.PathLike[str]) -> list[Task]:
     """Read tasks from a JSONL file.
+
+    Args:
+        path: The file, one task per line (blank lines are skipped).
+
+    Returns:
+        The tasks, in file order.
 
     Raises:
         TaskError: The file is missing, or a line is not a valid task (the line number is named).
@@ -134,7 +208,12 @@ def load_tasks(path: str | os.PathLike[str]) -> list[Task]:
 
 
 def save_tasks(tasks: Iterable[Task], path: str | os.PathLike[str]) -> None:
-    """Write tasks as JSONL (keys sorted, so equal tasks give equal bytes)."""
+    """Write tasks as JSONL (keys sorted, so equal tasks give equal bytes).
+
+    Args:
+        tasks: The tasks.
+        path: The file (written through a temporary file, then renamed).
+    """
     p = Path(path)
     tmp = p.with_name(p.name + ".tmp")
     with tmp.open("w", encoding="utf-8") as f:

@@ -19,10 +19,12 @@ tool is a function whose first parameter is the session; its docstring is what t
 (the text becomes the description, each ``Args:`` entry that parameter's description). Raise
 `ToolError` for an expected failure: the agent gets the message and the episode goes on. The
 rules helpers keep the bodies short: `Finder` (load by id, or say which tool lists valid ids),
-`next_id`, `check_limit`, `check_between`, `check_length`, `parse_date`, `parse_datetime`,
-`to_cents`, `dollars` and `format_dollars`::
+`next_id`, `check_status` (refuse a status change, with a message per status), `check_limit`,
+`check_between`, `check_length`, `parse_date`, `parse_datetime`, `to_cents`, `dollars`,
+`format_dollars` and `pick` (some attributes of a row as a result dict). Samples that every tool
+with a parameter of that name shares (``limit``, ``amount``) go to the `ServerKit` once::
 
-    kit = ServerKit("bank", base=Base, seed=seed, instructions="...")
+    kit = ServerKit("bank", base=Base, seed=seed, instructions="...", samples={"limit": (3, 5, 10)})
     account = Finder(Account, "account", "ACC-1001", "use list_accounts to see valid ones")
 
     @kit.tool(write=True, intent="Deposit ${amount} into account {account_id}", samples={"amount": (5, 20, 75)})
@@ -47,45 +49,20 @@ from __future__ import annotations
 
 from mcp.server.mcpserver.exceptions import ToolError
 
+from gym_mcp.servers.kit import rules
 from gym_mcp.servers.kit.columns import string_id, volatile_timestamp
-from gym_mcp.servers.kit.rules import (
-    MISSING_ROW,
-    Finder,
-    check_between,
-    check_length,
-    check_limit,
-    dollars,
-    format_dollars,
-    next_id,
-    next_number,
-    norm_id,
-    parse_date,
-    parse_datetime,
-    to_cents,
-)
+from gym_mcp.servers.kit.rules import *  # noqa: F403 (the helpers named in rules.__all__)
 from gym_mcp.servers.kit.server import DB_URL_ENV, ServerKit, ToolInfo, add_serve_arguments, make_engine, to_jsonable
 
 __all__ = [
     "DB_URL_ENV",
-    "MISSING_ROW",
-    "Finder",
     "ServerKit",
     "ToolError",
     "ToolInfo",
     "add_serve_arguments",
-    "check_between",
-    "check_length",
-    "check_limit",
-    "dollars",
-    "format_dollars",
     "make_engine",
-    "next_id",
-    "next_number",
-    "norm_id",
-    "parse_date",
-    "parse_datetime",
     "string_id",
-    "to_cents",
     "to_jsonable",
     "volatile_timestamp",
 ]
+__all__ += rules.__all__

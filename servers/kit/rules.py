@@ -1,4 +1,6 @@
-"""Checks and conversions the tools of every bundled server share: ids, lookups, bounds, dates, money.
+"""Checks and conversions every bundled server's tools share: ids, lookups, statuses, bounds, dates, money.
+
+`pick` builds result shapes.
 
 Each helper raises `ToolError` with a message that says what was wrong and how to fix it, so
 that a tool body reads as its business rules. Where the servers word a message differently,
@@ -9,10 +11,11 @@ default is the most common one.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
-from typing import Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
 from sqlalchemy import Integer, cast, func, select
@@ -24,6 +27,7 @@ __all__ = [
     "check_between",
     "check_length",
     "check_limit",
+    "check_status",
     "dollars",
     "format_dollars",
     "next_id",
@@ -31,6 +35,7 @@ __all__ = [
     "norm_id",
     "parse_date",
     "parse_datetime",
+    "pick",
     "to_cents",
 ]
 
@@ -257,6 +262,37 @@ def parse_datetime(value: str, field: str) -> datetime:
     return parsed
 
 
+# -- statuses ----------------------------------------------------------------------------------
+
+
+class HasStatus(Protocol):
+    """A row with a ``status`` column (an account, a card, an order)."""
+
+    @property
+    def status(self) -> str:
+        """The row's current status, e.g. ``"active"``."""
+        ...
+
+
+def check_status(row: HasStatus, refused: Mapping[str, str]) -> None:
+    """Refuse a status change from a status the tool does not allow it from.
+
+    A tool that moves a row from one status to another (lock, unlock, freeze, close, cancel)
+    lists the statuses it refuses with the message for each, then sets the new status itself.
+
+    Args:
+        row: The row the tool changes.
+        refused: The message for each status the change is refused from, e.g.
+            ``{"locked": "Card CRD-1001 is already locked; nothing changed."}``.
+
+    Raises:
+        ToolError: The row's status is one of ``refused``; the message is its entry.
+    """
+    message = refused.get(row.status)
+    if message is not None:
+        raise ToolError(message)
+
+
 # -- money -------------------------------------------------------------------------------------
 
 
@@ -314,3 +350,19 @@ def to_cents(amount: float, field: str = "amount", maximum: int = 100_000_000) -
     if cents > maximum:
         raise ToolError(f"{field} {format_dollars(cents)} is over the {format_dollars(maximum)} maximum per operation")
     return cents
+
+
+# -- result shapes -----------------------------------------------------------------------------
+
+
+def pick(row: object, *names: str) -> dict[str, Any]:
+    """Some attributes of a row as a result dict, keyed by their names.
+
+    Args:
+        row: The row (or any object), e.g. a person.
+        *names: The attributes, in the order the result lists them, e.g. ``"id", "name"``.
+
+    Returns:
+        ``{name: getattr(row, name)}`` for each name, in order.
+    """
+    return {name: getattr(row, name) for name in names}

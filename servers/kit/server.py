@@ -154,6 +154,9 @@ class ServerKit:
         instructions: Text sent to clients at initialization (what the server is for).
         today: The server's fixed reference date. Business rules that need "today" use it,
             so that episodes replay identically whatever the wall clock says.
+        samples: Literal values per parameter name for every tool that has a parameter of
+            that name and gives no samples of its own for it (see `ToolInfo.samples`), e.g.
+            ``{"limit": (3, 5, 10, 20)}``.
     """
 
     def __init__(
@@ -164,12 +167,14 @@ class ServerKit:
         seed: SeedFn,
         instructions: str = "",
         today: date = date(2026, 1, 15),
+        samples: Mapping[str, Sequence[Any]] | None = None,
     ) -> None:
         self.name = name
         self.base = base
         self.seed_fn = seed
         self.instructions = instructions
         self.today = today
+        self.samples = {k: tuple(v) for k, v in (samples or {}).items()}
         self._tools: dict[str, ToolInfo] = {}
 
     # -- declaring tools -------------------------------------------------------------------
@@ -188,7 +193,8 @@ class ServerKit:
             write: True when the tool may change state.
             name: Tool name; defaults to the function name.
             intent: A user-request template for task synthesis (see `ToolInfo.intent`).
-            samples: Literal values per parameter for task synthesis (see `ToolInfo.samples`).
+            samples: Literal values per parameter for task synthesis (see `ToolInfo.samples`); for
+                a parameter they name they replace the kit's own samples.
 
         Returns:
             A decorator that registers the function and returns it unchanged.
@@ -200,15 +206,16 @@ class ServerKit:
                 raise ValueError(f"{self.name}: tool {tool_name!r} is declared twice")
             if not fn.__doc__:
                 raise ValueError(f"{self.name}.{tool_name}: a tool needs a docstring (the model reads it)")
-            params = set(list(inspect.signature(fn).parameters)[1:])
-            unknown = sorted(set(samples or {}) - params)
+            params = list(inspect.signature(fn).parameters)[1:]
+            unknown = sorted(set(samples or {}) - set(params))
             if unknown:
                 raise ValueError(f"{self.name}.{tool_name}: samples for unknown parameter(s) {unknown}")
             if intent is not None:
-                missing = sorted(set(re.findall(r"\{(\w+)\}", intent)) - params)
+                missing = sorted(set(re.findall(r"\{(\w+)\}", intent)) - set(params))
                 if missing:
                     raise ValueError(f"{self.name}.{tool_name}: intent names unknown parameter(s) {missing}")
-            frozen = {k: tuple(v) for k, v in (samples or {}).items()}
+            given = {**self.samples, **{k: tuple(v) for k, v in (samples or {}).items()}}
+            frozen = {p: given[p] for p in params if p in given}  # in parameter order
             self._tools[tool_name] = ToolInfo(tool_name, fn, write, intent, frozen)
             return fn
 

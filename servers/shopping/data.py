@@ -277,8 +277,10 @@ ORDER_MIX = [
 ]
 
 
+COUPON_FIELDS = ("code", "description", "percent_off", "amount_off_cents", "min_subtotal_cents", "expires_on", "active")
+"""The `Coupon` fields, in the order of a `COUPONS` row."""
+
 COUPONS = [
-    # code, description, percent off, amount off (cents), minimum subtotal (cents), expires on, active
     ("WELCOME10", "10% off any order", 10, None, 0, date(2026, 12, 31), True),
     ("SAVE20", "20% off orders of $100 or more", 20, None, 10000, date(2026, 3, 31), True),
     ("FIVEOFF", "$5 off orders of $25 or more", None, 500, 2500, date(2026, 6, 30), True),
@@ -291,18 +293,7 @@ COUPONS = [
 
 def _coupons() -> list[Coupon]:
     """The coupons of `COUPONS` as rows."""
-    return [
-        Coupon(
-            code=code,
-            description=description,
-            percent_off=percent,
-            amount_off_cents=amount,
-            min_subtotal_cents=minimum,
-            expires_on=expires,
-            active=active,
-        )
-        for code, description, percent, amount, minimum, expires, active in COUPONS
-    ]
+    return [Coupon(**dict(zip(COUPON_FIELDS, row, strict=True))) for row in COUPONS]
 
 
 def _price_cents(rng: random.Random, low: int, high: int) -> int:

@@ -14,6 +14,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from gym_mcp import free_port
+from tests.helpers import http_flags
 
 CLI = [sys.executable, "-m", "gym_mcp.cli"]
 
@@ -56,19 +57,7 @@ def test_serve_http_on_loopback_for_any_client(tmp_path: Path) -> None:
     port = free_port()
     db = tmp_path / "bank.db"
     proc = subprocess.Popen(
-        [
-            *CLI,
-            "serve",
-            "banking",
-            "--transport",
-            "http",
-            "--port",
-            str(port),
-            "--db",
-            f"sqlite:///{db}",
-            "--seed",
-            "3",
-        ],
+        [*CLI, "serve", "banking", *http_flags(port, f"sqlite:///{db}"), "--seed", "3"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,

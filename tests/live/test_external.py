@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import shutil
@@ -10,16 +9,19 @@ import socket
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import gymnasium as gym
+import jsonschema
 import pytest
 
 import gym_mcp
 from gym_mcp import AsyncMCPEnv, ComposedSource, DirectoryState, EnvConfig, ServerPool, Task, load_spec, save_tasks
 from gym_mcp.errors import ConfigError, ServerStartError
+from gym_mcp.live.spec import spec_json_schema, spec_schema_text
 from tests.conftest import ROOT
-from tests.helpers import child_pids
+from tests.helpers import BANK_HTTP, child_pids, http_flags, in_one_pool
 
 FS_BIN = ROOT / "node_modules" / ".bin" / "mcp-server-filesystem"
 GIT_DATES = {"GIT_AUTHOR_DATE": "2026-01-02T00:00:00", "GIT_COMMITTER_DATE": "2026-01-02T00:00:00"}
@@ -154,14 +156,7 @@ def test_eight_parallel_envs_stay_isolated(spec_fixture: str, request: pytest.Fi
         await env.close()
         return i, diff, pid, location
 
-    async def main() -> list[tuple[int, object, int | None, Path]]:
-        pool = ServerPool()
-        try:
-            return await asyncio.gather(*(one(i, pool) for i in range(8)))
-        finally:
-            await pool.close()
-
-    results = asyncio.run(main())
+    results = in_one_pool(one)
     assert len({pid for _, _, pid, _ in results}) == 8  # a server process each
     assert len({loc for _, _, _, loc in results}) == 8  # a state copy each
     for i, diff, _, _ in results:
@@ -380,17 +375,7 @@ def test_http_server_spawned_per_env_from_a_url(tmp_path: Path) -> None:
     env = gym.make(
         "gym_mcp/External-v0",
         name="bank-http",
-        command=[
-            sys.executable,
-            "-m",
-            "gym_mcp.servers.banking",
-            "--transport",
-            "http",
-            "--port",
-            "{port}",
-            "--db",
-            "sqlite:///{state}",
-        ],
+        command=[*BANK_HTTP, *http_flags("{port}", "sqlite:///{state}")],
         url="http://127.0.0.1:{port}/mcp",
         state=gym_mcp.SQLiteState(db, volatile={"transactions": ["created_at"]}),
     )
@@ -413,17 +398,7 @@ def test_server_someone_else_runs_at_a_fixed_url(tmp_path: Path) -> None:
     db = _bank_template(tmp_path)
     port = gym_mcp.free_port()
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gym_mcp.servers.banking",
-            "--transport",
-            "http",
-            "--port",
-            str(port),
-            "--db",
-            f"sqlite:///{db}",
-        ],
+        [*BANK_HTTP, *http_flags(port, f"sqlite:///{db}")],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -450,3 +425,103 @@ def test_server_someone_else_runs_at_a_fixed_url(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+@pytest.mark.parametrize(
+    ("spec", "expect"),
+    [
+        ({"name": "srv", "command": ["x"], "state": {"kind": "none", "colour": 1}}, "unknown field(s) state.colour"),
+        ({"name": "srv", "command": ["x"], "tools": {"hide": [], "show": []}}, "unknown field(s) tools.show"),
+        ({"name": "srv", "command": 5}, "'command' must be a list of strings (or one string)"),
+        ({"name": "srv", "command": ["x"], "transport": "ws"}, "'transport' must be 'stdio' or 'http', got 'ws'"),
+        ({"name": "srv", "url": "http://127.0.0.1:9/mcp", "transport": "stdio"}, "a stdio server needs 'command'"),
+        ({"name": "srv", "command": ["x"], "startup_timeout": 0}, "'startup_timeout' must be a positive number"),
+        ({"name": "srv", "command": ["x"], "startup_timeout": True}, "'startup_timeout' must be a positive number"),
+        ({"name": "srv", "command": ["x"], "env": {"LEVEL": 1}}, "'env' must be a table of strings"),
+        ({"name": "srv", "command": ["x"], "tools": {"hide": "x"}}, "'tools.hide' must be a list of tool names"),
+        ({"name": "srv", "command": ["x"], "tools": {"rename": {"a": 1}}}, "'tools.rename' must be a table of strings"),
+        ({"name": "srv", "command": ["x"], "state": "dir"}, "'state' must be a table"),
+        ({"name": "srv", "command": ["x"], "state": {"kind": "directory", "path": "nope"}}, "is not a directory"),
+        ({"name": "srv", "command": ["x"], "state": {"kind": "sqlite", "path": "x", "volatile": [1]}}, "volatile"),
+        ({"name": "srv", "command": ["x"], "state": {"kind": "directory", "path": ".", "ignore": "*.log"}}, "ignore"),
+        ({"name": "  ", "command": ["x"]}, "missing field 'name'"),
+    ],
+)
+def test_bad_spec_fields_name_file_and_key(tmp_path: Path, spec: dict, expect: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(spec))
+    with pytest.raises(ConfigError) as info:
+        load_spec(path)
+    message = str(info.value)
+    assert expect in message
+    assert message.startswith(str(path))
+    assert "\n" not in message
+
+
+def test_spec_forms_parse_as_before(tmp_path: Path) -> None:
+    (tmp_path / "db.sqlite").write_bytes(b"")
+    (tmp_path / "state.json").write_text("{}")
+    spec = tmp_path / "srv.json"
+    spec.write_text(
+        json.dumps(
+            {
+                "name": " srv ",
+                "command": "python -m 'my server'",
+                "env": None,
+                "state": {"kind": "sqlite", "path": "db.sqlite", "volatile": {"log": ["at"]}},
+                "tools": {"rename": None},
+                "startup_timeout": 5,
+                "description": "A test server.",
+            }
+        )
+    )
+    parsed = load_spec(spec)
+    assert parsed.name == "srv"
+    assert parsed.command == ("python", "-m", "my server")
+    assert parsed.transport == "stdio"
+    assert parsed.state_kind == "sqlite"
+    assert parsed.state_path == tmp_path / "db.sqlite"
+    assert parsed.state_options == {"volatile": {"log": ["at"]}}
+    assert parsed.cwd == tmp_path
+    assert parsed.startup_timeout == 5.0
+    assert isinstance(parsed.startup_timeout, float)
+    http = tmp_path / "http.toml"
+    http.write_text('name = "h"\nurl = "http://127.0.0.1:{port}/mcp"\n[state]\nkind = "json"\npath = "state.json"\n')
+    parsed = load_spec(http)
+    assert parsed.transport == "http"
+    assert parsed.command == ()
+    assert parsed.state_options == {"volatile_keys": []}
+    saved = tmp_path / "saved.json"
+    saved.write_text(json.dumps(parsed.to_dict()))
+    assert load_spec(saved).to_dict() == parsed.to_dict()  # what `envs add` saves reads back the same
+
+
+def test_published_spec_schema_is_current_and_examples_fit() -> None:
+    committed = ROOT / "docs" / "spec.schema.json"
+    regenerate = (
+        'python -c "from gym_mcp.live.spec import spec_schema_text; '
+        "open('docs/spec.schema.json', 'w').write(spec_schema_text())\""
+    )
+    assert committed.read_text(encoding="utf-8") == spec_schema_text(), f"docs/spec.schema.json is stale: {regenerate}"
+    schema = json.loads(committed.read_text(encoding="utf-8"))
+    assert schema == spec_json_schema()
+    assert schema["title"] and schema["description"]
+    validator_class = jsonschema.validators.validator_for(schema)
+    validator_class.check_schema(schema)
+    validator = validator_class(schema)
+    examples = sorted((ROOT / "examples" / "specs").glob("*.toml")) + sorted(
+        (ROOT / "examples" / "specs").glob("*.json")
+    )
+    assert examples
+    for example in examples:
+        text = example.read_text(encoding="utf-8")
+        data = tomllib.loads(text) if example.suffix == ".toml" else json.loads(text)
+        errors = [e.message for e in validator.iter_errors(data)]
+        assert not errors, (example.name, errors)
+        load_spec(example)  # and the model agrees
+    # the schema says what the model says about bad files
+    assert not validator.is_valid({"name": "x", "command": ["x"], "colour": "red"})
+    assert not validator.is_valid({"name": "x"})  # neither command nor url
+    assert not validator.is_valid({"name": "x", "command": ["x"], "state": {"kind": "directory"}})  # no path
+    assert not validator.is_valid({"name": "x", "command": ["x"], "state": {"kind": "tape"}})
+    assert validator.is_valid({"name": "x", "url": "http://127.0.0.1:1/mcp", "state": {"kind": "none"}})

@@ -11,7 +11,7 @@ import pytest
 from gym_mcp import AsyncMCPEnv, EnvConfig, Launch, LiveConnection, MCPEnv, ServerPool
 from gym_mcp.errors import ServerStartError
 from tests.conftest import TRANSPORTS, counter_source
-from tests.helpers import child_pids
+from tests.helpers import child_pids, in_one_pool
 
 EPISODE = [
     {"name": "get_balance", "arguments": {"account_id": "ACC-1001"}},
@@ -125,14 +125,7 @@ def test_eight_parallel_envs_stay_isolated() -> None:
         await env.close()
         return i, diff
 
-    async def main() -> list[tuple[int, object]]:
-        pool = ServerPool()
-        try:
-            return await asyncio.gather(*(one(i, pool) for i in range(8)))
-        finally:
-            await pool.close()
-
-    results = asyncio.run(main())
+    results = in_one_pool(one)
     for i, diff in results:
         notes = diff["notes"]  # type: ignore[index]
         assert sorted(r["text"] for r in notes.added) == [f"env{i}-note{j}" for j in range(3)]

@@ -28,7 +28,7 @@ from gym_mcp.rewards import (
     success,
     validity,
 )
-from tests.helpers import verified_deposit_task
+from tests.helpers import bank_task, verified_deposit_task
 
 GOAL = "fp-goal"
 START = "fp-start"
@@ -40,14 +40,7 @@ TRANSFER = {
 
 
 def write_task(refs: Sequence[Mapping[str, Any]] = (DEPOSIT, TRANSFER), **kw: Any) -> Task:
-    return Task(
-        id="write",
-        server="banking",
-        instruction="Deposit $25 into ACC-1001, then move $10 to ACC-1002.",
-        reference_calls=tuple(refs),
-        expected_fingerprint=GOAL,
-        **kw,
-    )
+    return bank_task("write", "Deposit $25 into ACC-1001, then move $10 to ACC-1002.", refs, GOAL, **kw)
 
 
 def irrelevant_task() -> Task:

@@ -42,6 +42,11 @@ def one(server: LiveServer, sql: str, *params: Any) -> tuple[Any, ...]:
     return rows[0]
 
 
+def scalar(server: LiveServer, sql: str, *params: Any) -> Any:
+    """The first column of the first row of a query the seed must answer."""
+    return one(server, sql, *params)[0]
+
+
 def balance(server: LiveServer, account_id: str) -> int:
     return server.query("SELECT balance_cents FROM accounts WHERE id = ?", account_id)[0][0]
 
@@ -69,7 +74,7 @@ def low_checking(server: LiveServer) -> tuple[str, int]:
 
 
 def account_with(server: LiveServer, status: str, kind: str = "checking") -> str:
-    return one(server, "SELECT id FROM accounts WHERE status = ? AND type = ? ORDER BY id", status, kind)[0]
+    return scalar(server, "SELECT id FROM accounts WHERE status = ? AND type = ? ORDER BY id", status, kind)
 
 
 def credit_owing(server: LiveServer) -> tuple[str, str, int]:
@@ -82,13 +87,13 @@ def credit_owing(server: LiveServer) -> tuple[str, str, int]:
 
 def stranger_account(server: LiveServer, customer: str) -> str:
     """An active account of another customer that is not one of ``customer``'s payees."""
-    return one(
+    return scalar(
         server,
         "SELECT id FROM accounts WHERE customer_id != ? AND status = 'active' "
         "AND id NOT IN (SELECT account_number FROM payees WHERE customer_id = ?) ORDER BY id",
         customer,
         customer,
-    )[0]
+    )
 
 
 def internal_payee(server: LiveServer) -> tuple[str, str, str, str]:
@@ -99,12 +104,12 @@ def internal_payee(server: LiveServer) -> tuple[str, str, str, str]:
             FROM payees p JOIN accounts t ON t.id = p.account_number
             WHERE p.bank_name = '{BANK_NAME}' AND t.status = 'active' ORDER BY p.id""",
     )
-    source = one(
+    source = scalar(
         server,
         "SELECT id FROM accounts WHERE customer_id = ? AND status = 'active' AND type != 'credit' "
         "AND balance_cents > 5000 ORDER BY id",
         owner,
-    )[0]
+    )
     return payee, owner, target, source
 
 
@@ -257,7 +262,7 @@ def test_get_account_and_balance(bank: LiveServer) -> None:
 
 
 def test_list_transactions_filters(bank: LiveServer) -> None:
-    acc = one(bank, "SELECT account_id FROM transactions GROUP BY account_id HAVING count(*) >= 5 ORDER BY 1")[0]
+    acc = scalar(bank, "SELECT account_id FROM transactions GROUP BY account_id HAVING count(*) >= 5 ORDER BY 1")
     out = bank.ok("list_transactions", account_id=acc, limit=2)
     assert len(out["transactions"]) == 2
     assert out["more"] is True
@@ -496,7 +501,7 @@ def test_pay_payee(bank: LiveServer) -> None:
     state = dump(bank)
     err = bank.error("pay_payee", from_account_id=source, payee_id=payee, amount=cents / 100)
     assert "Insufficient funds" in err
-    foreign = one(bank, "SELECT id FROM payees WHERE customer_id != ? ORDER BY id", customer)[0]
+    foreign = scalar(bank, "SELECT id FROM payees WHERE customer_id != ? ORDER BY id", customer)
     assert "list_payees" in bank.error("pay_payee", from_account_id=source, payee_id=foreign, amount=1)
     assert "PAY-0000" in bank.error("pay_payee", from_account_id=source, payee_id="PAY-0000", amount=1)
     assert dump(bank) == state
@@ -515,10 +520,10 @@ def test_pay_internal_payee_credits_their_account(bank: LiveServer) -> None:
 
 
 def test_list_cards(bank: LiveServer) -> None:
-    customer = one(
+    customer = scalar(
         bank,
         "SELECT customer_id FROM cards WHERE status = 'cancelled' AND replaced_by IS NOT NULL ORDER BY id",
-    )[0]
+    )
     live = bank.ok("list_cards", customer_id=customer)
     assert all(c["status"] != "cancelled" for c in live)
     every = bank.ok("list_cards", customer_id=customer, include_cancelled=True)
@@ -528,11 +533,11 @@ def test_list_cards(bank: LiveServer) -> None:
 
 
 def test_lock_and_unlock_card(bank: LiveServer) -> None:
-    card = one(
+    card = scalar(
         bank,
         "SELECT c.id FROM cards c JOIN accounts a ON a.id = c.account_id "
         "WHERE c.status = 'active' AND a.status = 'active' ORDER BY c.id",
-    )[0]
+    )
     assert bank.ok("lock_card", card_id=card)["status"] == "locked"
     assert bank.query("SELECT status FROM cards WHERE id = ?", card) == [("locked",)]
     assert "already locked" in bank.error("lock_card", card_id=card)
@@ -547,11 +552,11 @@ def test_lock_and_unlock_card(bank: LiveServer) -> None:
     assert "cancelled" in err
     assert replacement in err
     assert "cancelled" in bank.error("lock_card", card_id=cancelled)
-    on_frozen = one(
+    on_frozen = scalar(
         bank,
         "SELECT c.id FROM cards c JOIN accounts a ON a.id = c.account_id "
         "WHERE c.status = 'locked' AND a.status = 'frozen' ORDER BY c.id",
-    )[0]
+    )
     assert "unfreeze_account" in bank.error("unlock_card", card_id=on_frozen)
     assert bank.query("SELECT status FROM cards WHERE id = ?", on_frozen) == [("locked",)]
     assert "CRD-0001" in bank.error("lock_card", card_id="CRD-0001")
@@ -579,9 +584,9 @@ def test_report_card_lost(bank: LiveServer) -> None:
 
 
 def test_set_card_limit(bank: LiveServer) -> None:
-    debit = one(bank, "SELECT id, daily_limit_cents FROM cards WHERE type = 'debit' AND status = 'active' ORDER BY id")[
-        0
-    ]
+    debit = scalar(
+        bank, "SELECT id, daily_limit_cents FROM cards WHERE type = 'debit' AND status = 'active' ORDER BY id"
+    )
     out = bank.ok("set_card_limit", card_id=debit, daily_limit=1234.5)
     assert out["daily_limit"] == 1234.5
     assert bank.query("SELECT daily_limit_cents FROM cards WHERE id = ?", debit) == [(123450,)]
@@ -597,7 +602,7 @@ def test_set_card_limit(bank: LiveServer) -> None:
     err = bank.error("set_card_limit", card_id=credit, daily_limit=(credit_limit + 100) / 100)
     assert f"${credit_limit / 100:,.2f}" in err
     bank.ok("set_card_limit", card_id=credit, daily_limit=credit_limit / 100)
-    cancelled = one(bank, "SELECT id FROM cards WHERE status = 'cancelled' ORDER BY id")[0]
+    cancelled = scalar(bank, "SELECT id FROM cards WHERE status = 'cancelled' ORDER BY id")
     assert "cancelled" in bank.error("set_card_limit", card_id=cancelled, daily_limit=100)
     assert bank.query("SELECT daily_limit_cents FROM cards WHERE id = ?", debit) == [(123450,)]
 
@@ -647,11 +652,11 @@ def test_close_account(bank: LiveServer) -> None:
 
 
 def test_open_account(bank: LiveServer) -> None:
-    customer = one(
+    customer = scalar(
         bank,
         "SELECT customer_id FROM accounts GROUP BY customer_id "
         "HAVING sum(type = 'credit' AND status != 'closed') = 0 ORDER BY 1",
-    )[0]
+    )
     top_acc = bank.query("SELECT max(id) FROM accounts")[0][0]
     top_card = bank.query("SELECT max(id) FROM cards")[0][0]
     out = bank.ok("open_account", customer_id=customer, account_type="Checking", nickname="Travel money")

@@ -9,9 +9,10 @@ import sys
 from pathlib import Path
 
 from mcp import Client, StdioServerParameters
+from sqlalchemy.orm import Session
 
 from gym_mcp.servers import BUNDLED, get_kit
-from gym_mcp.servers.kit import DB_URL_ENV
+from gym_mcp.servers.kit import DB_URL_ENV, ServerKit
 from tests.conftest import ROOT
 from tests.helpers import LiveServer
 from tests.servers.counter import kit as counter_kit
@@ -38,6 +39,34 @@ def _memory_db() -> sqlite3.Connection:
     conn = sqlite3.connect(":memory:", check_same_thread=False)
     counter_kit.init_database(conn)
     return conn
+
+
+def test_kit_samples_fill_in_for_tools_in_parameter_order() -> None:
+    kit = ServerKit("demo", base=counter_kit.base, seed=counter_kit.seed_fn, samples={"limit": (3, 5), "amount": (1,)})
+
+    @kit.tool(write=False, samples={"query": ("a",)})
+    def find(db: Session, limit: int, query: str) -> list[str]:
+        """Find.
+
+        Args:
+            db: Session.
+            limit: Most rows.
+            query: Text.
+        """
+        return []
+
+    @kit.tool(write=False, samples={"limit": (7,)})
+    def top(db: Session, limit: int) -> list[str]:
+        """Top.
+
+        Args:
+            db: Session.
+            limit: Most rows.
+        """
+        return []
+
+    assert list(kit.tools["find"].samples.items()) == [("limit", (3, 5)), ("query", ("a",))]
+    assert dict(kit.tools["top"].samples) == {"limit": (7,)}
 
 
 def test_volatile_columns_come_from_column_info() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import date, datetime
 
 import pytest
@@ -17,6 +18,7 @@ from gym_mcp.servers.kit import (
     check_between,
     check_length,
     check_limit,
+    check_status,
     dollars,
     format_dollars,
     next_id,
@@ -24,6 +26,7 @@ from gym_mcp.servers.kit import (
     norm_id,
     parse_date,
     parse_datetime,
+    pick,
     string_id,
     to_cents,
     volatile_timestamp,
@@ -112,6 +115,18 @@ def test_check_length() -> None:
         check_length("abcd", "title", 1, 3, ".")
 
 
+@dataclass
+class _Card:
+    status: str
+
+
+def test_check_status_refuses_listed_statuses() -> None:
+    card = _Card("locked")
+    check_status(card, {"cancelled": "Card is cancelled."})
+    with pytest.raises(ToolError, match=r"^Card is already locked\.$"):
+        check_status(card, {"cancelled": "Card is cancelled.", "locked": "Card is already locked."})
+
+
 # -- dates and times ---------------------------------------------------------------------------
 
 
@@ -161,6 +176,15 @@ def test_to_cents() -> None:
         to_cents(1_000_000.01)
     with pytest.raises(ToolError, match=r"over the \$10\.00 maximum"):
         to_cents(10.01, maximum=1000)
+
+
+# -- result shapes -----------------------------------------------------------------------------
+
+
+def test_pick_keeps_the_given_order() -> None:
+    row = Widget(id="WID-1001", name="a")
+    assert list(pick(row, "name", "id").items()) == [("name", "a"), ("id", "WID-1001")]
+    assert pick(row) == {}
 
 
 # -- columns -----------------------------------------------------------------------------------

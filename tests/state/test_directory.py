@@ -11,14 +11,20 @@ from gym_mcp.errors import StateError
 from gym_mcp.state import DirectoryState
 
 
-def test_directory_state_round_trip(tmp_path: Path) -> None:
-    root = tmp_path / "repo"
+def _repo(root: Path) -> DirectoryState:
+    """A small tree: a file, a sub-folder with a file, an executable script; ``*.log`` ignored."""
     st = DirectoryState(root, ignore=["*.log"])
     (root / "a.txt").write_text("alpha")
     (root / "sub").mkdir()
     (root / "sub" / "b.txt").write_text("beta")
     (root / "run.sh").write_text("#!/bin/sh\n")
     os.chmod(root / "run.sh", 0o755)
+    return st
+
+
+def test_directory_state_round_trip(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    st = _repo(root)
     snap = st.snapshot()
     fp = st.fingerprint()
     (root / "a.txt").write_text("changed")
@@ -42,12 +48,7 @@ def test_directory_state_round_trip(tmp_path: Path) -> None:
 
 def test_directory_copy_to_is_equal_then_independent(tmp_path: Path) -> None:
     root = tmp_path / "repo"
-    orig = DirectoryState(root, ignore=["*.log"])
-    (root / "a.txt").write_text("alpha")
-    (root / "sub").mkdir()
-    (root / "sub" / "b.txt").write_text("beta")
-    (root / "run.sh").write_text("#!/bin/sh\n")
-    os.chmod(root / "run.sh", 0o755)
+    orig = _repo(root)
     (root / "debug.log").write_text("noise")
     copy = orig.copy_to(tmp_path / "copies" / "one")
     assert isinstance(copy, DirectoryState)

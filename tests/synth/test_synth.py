@@ -13,8 +13,7 @@ from pathlib import Path
 
 import gymnasium as gym
 import pytest
-from sqlalchemy import Integer, String
-from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
+from sqlalchemy.orm import Session
 
 import gym_mcp
 from gym_mcp import BundledSource, load_tasks
@@ -22,6 +21,8 @@ from gym_mcp.servers.kit import ServerKit
 from gym_mcp.synth import SynthConfig, SynthError, synthesize, write_outputs
 from gym_mcp.synth.render import format_value, is_traceable, render, render_chain
 from tests.conftest import ROOT
+from tests.servers.counter import Base as CounterBase
+from tests.servers.counter import Note
 
 SERVERS = ["banking", "shopping", "calendar"]
 
@@ -178,22 +179,14 @@ def test_render_rules() -> None:
 # -- bad input ---------------------------------------------------------------------------------
 
 
-class _Base(DeclarativeBase):
-    pass
-
-
-class _Item(_Base):
-    __tablename__ = "items"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(50))
-
-
 def _kit(*, seed_rows: int, writes: bool) -> ServerKit:
+    """A tiny kit over the counter test server's notes table, with or without a write tool."""
+
     def seed(db: Session, rng: random.Random) -> None:
         for i in range(seed_rows):
-            db.add(_Item(id=i + 1, name=f"item {rng.randint(0, 99)}"))
+            db.add(Note(id=i + 1, text=f"item {rng.randint(0, 99)}"))
 
-    kit = ServerKit("tiny", base=_Base, seed=seed)
+    kit = ServerKit("tiny", base=CounterBase, seed=seed)
 
     @kit.tool(write=False, intent="Show item {item_id}")
     def get_item(db: Session, item_id: int) -> dict:

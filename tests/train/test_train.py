@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -167,10 +168,10 @@ def _config(tiny: Path, out: Path, tasks: Path, **overrides: object) -> object:
         "lora_r": 4,
         "lora_alpha": 8,
         "lora_targets": ["q_proj", "v_proj"],
-        "checkpoint_every": 2,
-        "lr": 1e-2,
+        "save_steps": 2,
+        "learning_rate": 1e-2,
         "eval_tasks": 0,
-        "max_new_tokens": 8,
+        "max_completion_length": 8,
     }
     return TrainConfig(**{**base, **overrides})
 
@@ -201,14 +202,48 @@ def test_train_config_validation(tmp_path: Path) -> None:
     from gym_mcp.errors import ConfigError
     from gym_mcp.train.trainer import TrainConfig
 
-    with pytest.raises(ConfigError, match="group_size must be >= 2"):
-        TrainConfig(model="m", group_size=1)
+    with pytest.raises(ConfigError, match="num_generations must be >= 2"):
+        TrainConfig(model="m", num_generations=1)
     with pytest.raises(ConfigError, match="reward must be"):
         TrainConfig(model="m", reward="vibes")
     bad = tmp_path / "c.toml"
-    bad.write_text('model = "m"\nlearning_rate = 1\n')
+    bad.write_text('model = "m"\nlearning_rat = 1\n')
     with pytest.raises(ConfigError, match="unknown key"):
         TrainConfig.from_toml(bad)
+    bad.write_text('model = "m"\nlearning_rate = 1\n')
+    with pytest.raises(ConfigError, match=r"learning_rate must be in \(0, 1\)"):
+        TrainConfig.from_toml(bad)
+
+
+def test_old_config_keys_name_their_new_names(tmp_path: Path) -> None:
+    """A TOML file with a former key name fails with a one-line error naming the new key and the file."""
+    from gym_mcp.errors import ConfigError
+    from gym_mcp.train.trainer import RENAMED_KEYS, TrainConfig
+
+    old = tmp_path / "old.toml"
+    old.write_text('model = "m"\nlr = 5e-4\n')
+    with pytest.raises(ConfigError) as caught:
+        TrainConfig.from_toml(old)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert str(old) in message
+    assert "lr was renamed to learning_rate" in message
+    old.write_text('model = "m"\ngroup_size = 4\nkl_coef = 0.01\nbogus = 1\n')
+    with pytest.raises(ConfigError) as caught:
+        TrainConfig.from_toml(old)
+    message = str(caught.value)
+    assert "\n" not in message and str(old) in message
+    assert "group_size was renamed to num_generations" in message
+    assert "kl_coef was renamed to beta" in message
+    assert "unknown key(s) bogus" in message  # a truly unknown key is still named
+    # every former key is named with its new one; no former key is a field, every new one is
+    known = {f.name for f in dataclasses.fields(TrainConfig)}
+    assert set(RENAMED_KEYS).isdisjoint(known)
+    assert set(RENAMED_KEYS.values()) <= known
+    for key, new in RENAMED_KEYS.items():
+        old.write_text(f'model = "m"\n{key} = 1\n')
+        with pytest.raises(ConfigError, match=rf"{key} was renamed to {new}\b"):
+            TrainConfig.from_toml(old)
 
 
 def test_cli_train_runs_sft_and_grpo_and_writes_metrics_and_plot(tiny: Path, tmp_path: Path) -> None:
@@ -218,9 +253,9 @@ def test_cli_train_runs_sft_and_grpo_and_writes_metrics_and_plot(tiny: Path, tmp
     config = tmp_path / "train.toml"
     config.write_text(
         f'model = "{tiny}"\nserver = "banking"\nn_tasks = 6\noutput_dir = "{tmp_path / "out"}"\n'
-        "sft_steps = 2\nsft_batch = 2\ngrpo_steps = 1\ngroup_size = 2\nmax_new_tokens = 8\nmax_episode_steps = 2\n"
-        'lora_r = 4\nlora_alpha = 8\nlora_targets = ["q_proj", "v_proj"]\nlr = 0.01\n'
-        "eval_tasks = 2\neval_batch = 2\nfork_starts = 1.0\n"
+        "sft_steps = 2\nsft_batch = 2\ngrpo_steps = 1\nnum_generations = 2\nmax_completion_length = 8\n"
+        'max_episode_steps = 2\nlora_r = 4\nlora_alpha = 8\nlora_targets = ["q_proj", "v_proj"]\n'
+        "learning_rate = 0.01\neval_tasks = 2\nper_device_eval_batch_size = 2\nfork_starts = 1.0\n"
     )
     env = {**os.environ, "GYM_MCP_HOME": str(tmp_path / "home")}
     ran = subprocess.run(
@@ -277,7 +312,7 @@ def test_example_configs_parse_and_the_adapter_example_runs(tiny: Path, tmp_path
 
     root = Path(__file__).resolve().parents[2]
     for name in ("train_cpu.toml", "train_gpu.toml"):
-        assert TrainConfig.from_toml(root / "examples" / name).lr > 0
+        assert TrainConfig.from_toml(root / "examples" / name).learning_rate > 0
     tasks = tmp_path / "tasks.jsonl"
     save_tasks(synthesize("banking", SynthConfig(n=4, seed=3, max_chain=1)).tasks, tasks)
     train(_config(tiny, tmp_path / "run", tasks, sft_steps=2), progress=False)
@@ -351,7 +386,7 @@ def test_batched_evaluation_plays_every_task_through_live_envs(tiny: Path) -> No
 
 def test_resolve_model_errors_name_the_problem(tmp_path: Path) -> None:
     from gym_mcp.errors import ConfigError
-    from gym_mcp.train.models import resolve_model
+    from gym_mcp.policies.models import resolve_model
 
     with pytest.raises(ConfigError, match="does not exist"):
         resolve_model(str(tmp_path / "missing-folder"))
@@ -363,7 +398,7 @@ def test_resolve_model_errors_name_the_problem(tmp_path: Path) -> None:
 def test_default_model_converts_once_from_its_gguf_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The packaged SmolLM2 GGUF becomes a plain cached folder whose logits equal the GGUF model's."""
     from gym_mcp.errors import ConfigError
-    from gym_mcp.train.models import find_default_gguf, resolve_model
+    from gym_mcp.policies.models import find_default_gguf, resolve_model
 
     pytest.importorskip("gguf", reason="reading GGUF files needs the gguf package (in the [train] extra)")
     try:
@@ -421,8 +456,9 @@ def test_two_process_ddp_run_with_torchrun(tiny: Path, tmp_path: Path) -> None:
     config = tmp_path / "ddp.toml"
     config.write_text(
         f'model = "{tiny}"\ntasks = "{tasks}"\noutput_dir = "{tmp_path / "out"}"\n'
-        "sft_steps = 2\nsft_batch = 2\ngrpo_steps = 2\ngroup_size = 2\nmax_new_tokens = 8\nmax_episode_steps = 2\n"
-        'eval_tasks = 2\neval_batch = 2\nlora_r = 4\nlora_alpha = 8\nlora_targets = ["q_proj", "v_proj"]\nlr = 0.01\n'
+        "sft_steps = 2\nsft_batch = 2\ngrpo_steps = 2\nnum_generations = 2\nmax_completion_length = 8\n"
+        "max_episode_steps = 2\neval_tasks = 2\nper_device_eval_batch_size = 2\nlora_r = 4\nlora_alpha = 8\n"
+        'lora_targets = ["q_proj", "v_proj"]\nlearning_rate = 0.01\n'
     )
     ran = subprocess.run(
         [

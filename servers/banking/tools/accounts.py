@@ -11,6 +11,7 @@ from gym_mcp.servers.banking.models import TRANSACTION_KINDS, Account, Card, Cus
 from gym_mcp.servers.banking.tools.common import (
     account_brief,
     available_cents,
+    customer_rows,
     kit,
     load_account,
     load_customer,
@@ -27,7 +28,6 @@ _DATE_ERROR = "{field} must be a date like 2026-01-15, got {value!r}"
     intent="Find the customer matching '{query}'[, showing at most {limit} results]",
     samples={
         "query": ("Garcia", "Larsen", "Rossi", "Thomas", "Okafor", "Sophia", "Jackson", "wei.taylor"),
-        "limit": (3, 5, 10, 20),
     },
 )
 def find_customer(db: Session, query: str, limit: int = 10) -> list[dict[str, Any]]:
@@ -100,11 +100,8 @@ def list_accounts(db: Session, customer_id: str, include_closed: bool = False) -
         customer_id: Customer id, e.g. "CUS-1001".
         include_closed: Also list closed accounts.
     """
-    customer = load_customer(db, customer_id)
-    stmt = select(Account).where(Account.customer_id == customer.id)
-    if not include_closed:
-        stmt = stmt.where(Account.status != "closed")
-    return [account_brief(a) for a in db.scalars(stmt.order_by(Account.id))]
+    accounts = customer_rows(db, Account, customer_id, leave_out=None if include_closed else "closed")
+    return [account_brief(a) for a in accounts]
 
 
 @kit.tool(write=False, intent="Show the full details of account {account_id}")
@@ -164,7 +161,6 @@ def get_balance(db: Session, account_id: str) -> dict[str, Any]:
         "kind": ("deposit", "withdrawal", "purchase", "payment", "fee", "interest"),
         "start_date": ("2025-10-01", "2025-11-01", "2025-12-01", "2025-12-15"),
         "end_date": ("2025-12-31", "2026-01-10", "2026-01-14", "2026-01-15"),
-        "limit": (3, 5, 10, 20),
     },
 )
 def list_transactions(

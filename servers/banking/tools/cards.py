@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from gym_mcp.servers.banking.models import Account, Card
-from gym_mcp.servers.banking.tools.common import card_view, issue_card, kit, load_card, load_customer
-from gym_mcp.servers.kit import ToolError, dollars, format_dollars, to_cents
+from gym_mcp.servers.banking.tools.common import card_view, customer_rows, issue_card, kit, load_card
+from gym_mcp.servers.kit import ToolError, check_status, dollars, format_dollars, to_cents
 
 DEBIT_CARD_LIMITS = (5_000, 500_000)
 """Bounds of a debit card's daily limit, in cents ($50.00 to $5,000.00)."""
@@ -29,11 +28,8 @@ def list_cards(db: Session, customer_id: str, include_cancelled: bool = False) -
         customer_id: Customer id, e.g. "CUS-1001".
         include_cancelled: Also list cancelled cards (with the card that replaced them).
     """
-    customer = load_customer(db, customer_id)
-    stmt = select(Card).where(Card.customer_id == customer.id)
-    if not include_cancelled:
-        stmt = stmt.where(Card.status != "cancelled")
-    return [card_view(c) for c in db.scalars(stmt.order_by(Card.id))]
+    cards = customer_rows(db, Card, customer_id, leave_out=None if include_cancelled else "cancelled")
+    return [card_view(c) for c in cards]
 
 
 @kit.tool(write=True, intent="Temporarily lock card {card_id}")
@@ -47,10 +43,13 @@ def lock_card(db: Session, card_id: str) -> dict[str, Any]:
         card_id: Card id, e.g. "CRD-1001".
     """
     card = load_card(db, card_id)
-    if card.status == "cancelled":
-        raise ToolError(f"Card {card.id} is cancelled and cannot be locked; it no longer works anyway.")
-    if card.status == "locked":
-        raise ToolError(f"Card {card.id} is already locked; nothing changed.")
+    check_status(
+        card,
+        {
+            "cancelled": f"Card {card.id} is cancelled and cannot be locked; it no longer works anyway.",
+            "locked": f"Card {card.id} is already locked; nothing changed.",
+        },
+    )
     card.status = "locked"
     return card_view(card)
 
@@ -67,14 +66,15 @@ def unlock_card(db: Session, card_id: str) -> dict[str, Any]:
         card_id: Card id, e.g. "CRD-1001".
     """
     card = load_card(db, card_id)
-    if card.status == "cancelled":
-        hint = f" Its replacement is {card.replaced_by}." if card.replaced_by else ""
-        raise ToolError(
-            f"Card {card.id} is cancelled and cannot be unlocked.{hint} Use list_cards to find the "
-            "customer's active cards."
-        )
-    if card.status == "active":
-        raise ToolError(f"Card {card.id} is already active (not locked); nothing changed.")
+    replacement = f" Its replacement is {card.replaced_by}." if card.replaced_by else ""
+    check_status(
+        card,
+        {
+            "cancelled": f"Card {card.id} is cancelled and cannot be unlocked.{replacement} Use list_cards to find "
+            "the customer's active cards.",
+            "active": f"Card {card.id} is already active (not locked); nothing changed.",
+        },
+    )
     account = db.get(Account, card.account_id)
     if account is not None and account.status == "frozen":
         raise ToolError(

@@ -7,22 +7,23 @@ minus its credit limit.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypeVar
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from gym_mcp.servers.banking.data import seed
 from gym_mcp.servers.banking.models import BANK_NAME, TODAY, Account, Base, Card, Customer, Payee, Transaction
-from gym_mcp.servers.kit import Finder, ServerKit, ToolError, dollars, format_dollars, next_id, next_number
+from gym_mcp.servers.kit import Finder, ServerKit, ToolError, dollars, format_dollars, next_id, next_number, pick
 
 __all__ = [
-    "AMOUNT_SAMPLES",
     "account_brief",
     "available_cents",
     "card_view",
     "check_can_receive",
     "check_can_send",
+    "customer_rows",
     "issue_card",
     "kit",
     "load_account",
@@ -45,10 +46,17 @@ Amounts are dollars with at most 2 decimals. A credit account's balance is negat
 is owed; paying it down is a deposit or a transfer into it. Money cannot leave a frozen or closed
 account; frozen accounts can still receive money. Today is {TODAY.isoformat()}."""
 
-kit = ServerKit("banking", base=Base, seed=seed, instructions=INSTRUCTIONS, today=TODAY)
-
 AMOUNT_SAMPLES = (5, 12.75, 20, 40, 75, 150)
 """Dollar amounts for task synthesis (the ``amount`` samples of the tools that move money)."""
+
+kit = ServerKit(
+    "banking",
+    base=Base,
+    seed=seed,
+    instructions=INSTRUCTIONS,
+    today=TODAY,
+    samples={"amount": AMOUNT_SAMPLES, "limit": (3, 5, 10, 20)},
+)
 
 # -- lookups ------------------------------------------------------------------------------------
 
@@ -69,6 +77,30 @@ load_payee = Finder(
 load_card = Finder(
     Card, "card", "CRD-1001", "use list_cards with the customer's id to see valid ones", message=_MISSING
 )
+
+CustomerRowT = TypeVar("CustomerRowT", Account, Card)
+
+
+def customer_rows(
+    db: Session, model: type[CustomerRowT], customer_id: str, *, leave_out: str | None = None
+) -> Sequence[CustomerRowT]:
+    """A customer's accounts or cards, by id.
+
+    Args:
+        db: The session of the call.
+        model: `Account` or `Card`.
+        customer_id: The customer's id as the model gave it (an unknown one raises `ToolError`).
+        leave_out: A status whose rows are left out, e.g. ``"closed"``; None lists them all.
+
+    Returns:
+        The rows, ordered by id.
+    """
+    customer = load_customer(db, customer_id)
+    stmt = select(model).where(model.customer_id == customer.id)
+    if leave_out is not None:
+        stmt = stmt.where(model.status != leave_out)
+    return db.scalars(stmt.order_by(model.id)).all()
+
 
 # -- rules of moving money ----------------------------------------------------------------------
 
@@ -161,9 +193,7 @@ def account_brief(account: Account) -> dict[str, Any]:
     """The fields of an account a model needs in a list."""
     out: dict[str, Any] = {
         "account_id": account.id,
-        "type": account.type,
-        "nickname": account.nickname,
-        "status": account.status,
+        **pick(account, "type", "nickname", "status"),
         "balance": dollars(account.balance_cents),
     }
     if account.type == "credit":
@@ -176,10 +206,7 @@ def card_view(card: Card) -> dict[str, Any]:
     """The fields of a card a model needs."""
     out: dict[str, Any] = {
         "card_id": card.id,
-        "type": card.type,
-        "account_id": card.account_id,
-        "last4": card.last4,
-        "status": card.status,
+        **pick(card, "type", "account_id", "last4", "status"),
         "daily_limit": dollars(card.daily_limit_cents),
         "expires": card.expires,
     }
@@ -190,12 +217,7 @@ def card_view(card: Card) -> dict[str, Any]:
 
 def payee_view(payee: Payee) -> dict[str, Any]:
     """The fields of a payee a model needs."""
-    return {
-        "payee_id": payee.id,
-        "name": payee.name,
-        "bank_name": payee.bank_name,
-        "account_number": payee.account_number,
-    }
+    return {"payee_id": payee.id, **pick(payee, "name", "bank_name", "account_number")}
 
 
 def txn_view(txn: Transaction) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 
 from gym_mcp.servers.banking.models import ACCOUNT_TYPES, Account, Card
 from gym_mcp.servers.banking.tools.common import account_brief, card_view, issue_card, kit, load_account, load_customer
-from gym_mcp.servers.kit import ToolError, check_length, format_dollars, next_id
+from gym_mcp.servers.kit import ToolError, check_length, check_status, format_dollars, next_id
 
 NEW_ACCOUNT_DEFAULTS = {
     "checking": {"daily_withdrawal_limit_cents": 100_000, "credit_limit_cents": 0},
@@ -40,10 +40,13 @@ def freeze_account(db: Session, account_id: str, reason: str) -> dict[str, Any]:
     """
     account = load_account(db, account_id)
     reason = check_length(reason.strip(), "reason", 3, 200, ", e.g. 'Suspected fraud'")
-    if account.status == "closed":
-        raise ToolError(f"Account {account.id} is closed; a closed account cannot be frozen.")
-    if account.status == "frozen":
-        raise ToolError(f"Account {account.id} is already frozen ({account.freeze_reason}); nothing changed.")
+    check_status(
+        account,
+        {
+            "closed": f"Account {account.id} is closed; a closed account cannot be frozen.",
+            "frozen": f"Account {account.id} is already frozen ({account.freeze_reason}); nothing changed.",
+        },
+    )
     account.status = "frozen"
     account.freeze_reason = reason
     return {"account_id": account.id, "status": account.status, "freeze_reason": reason}
@@ -79,10 +82,13 @@ def close_account(db: Session, account_id: str) -> dict[str, Any]:
         account_id: Account id, e.g. "ACC-1001".
     """
     account = load_account(db, account_id)
-    if account.status == "closed":
-        raise ToolError(f"Account {account.id} is already closed.")
-    if account.status == "frozen":
-        raise ToolError(f"Account {account.id} is frozen; unfreeze it (unfreeze_account) before closing it.")
+    check_status(
+        account,
+        {
+            "closed": f"Account {account.id} is already closed.",
+            "frozen": f"Account {account.id} is frozen; unfreeze it (unfreeze_account) before closing it.",
+        },
+    )
     if account.balance_cents > 0:
         raise ToolError(
             f"Account {account.id} has a balance of {format_dollars(account.balance_cents)}; it must be exactly "

@@ -10,7 +10,6 @@ from sqlalchemy.orm import Session
 
 from gym_mcp.servers.banking.models import BANK_NAME, Account, Customer, Payee
 from gym_mcp.servers.banking.tools.common import (
-    AMOUNT_SAMPLES,
     check_can_receive,
     check_can_send,
     kit,
@@ -148,7 +147,6 @@ def remove_payee(db: Session, payee_id: str) -> dict[str, Any]:
     write=True,
     intent="Pay ${amount} to payee {payee_id} from account {from_account_id}[ with the memo '{memo}']",
     samples={
-        "amount": AMOUNT_SAMPLES,
         "memo": ("January bill", "Invoice 2291", "Dinner", "Thanks!", "Monthly payment"),
     },
 )

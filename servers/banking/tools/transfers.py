@@ -9,7 +9,6 @@ from sqlalchemy.orm import Session
 
 from gym_mcp.servers.banking.models import Payee
 from gym_mcp.servers.banking.tools.common import (
-    AMOUNT_SAMPLES,
     check_can_receive,
     check_can_send,
     kit,
@@ -24,7 +23,6 @@ from gym_mcp.servers.kit import ToolError, dollars, format_dollars, to_cents
     write=True,
     intent="Deposit ${amount} into account {account_id}[ with the description '{description}']",
     samples={
-        "amount": AMOUNT_SAMPLES,
         "description": ("Paycheck", "Cash deposit", "Check deposit", "Birthday gift", "Tax refund"),
     },
 )
@@ -98,7 +96,6 @@ def withdraw(db: Session, account_id: str, amount: float) -> dict[str, Any]:
     write=True,
     intent="Transfer ${amount} from account {from_account_id} to account {to_account_id}[ with the memo '{memo}']",
     samples={
-        "amount": AMOUNT_SAMPLES,
         "memo": ("Rent share", "Groceries", "Savings top-up", "Trip refund", "Card payment"),
     },
 )

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from gym_mcp.servers.calendar.models import Event, Room
 from gym_mcp.servers.calendar.tools.common import busy_events, date_range, iso_minute, kit, load_person, room_view
-from gym_mcp.servers.calendar.tools.samples import ENDS, LIMITS, ROOM_DAYS, STARTS, day_times
+from gym_mcp.servers.calendar.tools.samples import ENDS, ROOM_DAYS, STARTS, day_times
 from gym_mcp.servers.kit import ToolError, check_between, check_limit, parse_date, parse_datetime
 
 _SLOT_STEP = 15  # minutes; find_free_slot proposes starts on this grid
@@ -164,7 +164,6 @@ def find_free_slot(db: Session, person_ids: list[str], date: str, duration_minut
         "min_capacity": (2, 4, 6, 8, 10, 12, 16, 20),
         "start": day_times(ROOM_DAYS, STARTS),
         "end": day_times(ROOM_DAYS, ENDS),
-        "limit": LIMITS,
     },
 )
 def list_rooms(

@@ -10,7 +10,8 @@ from sqlalchemy.orm import Session
 
 from gym_mcp.servers.calendar.data import TODAY, seed
 from gym_mcp.servers.calendar.models import Base, Event, Invitation, Person, Room
-from gym_mcp.servers.kit import Finder, ServerKit, ToolError, parse_date
+from gym_mcp.servers.calendar.tools.samples import LIMITS
+from gym_mcp.servers.kit import Finder, ServerKit, ToolError, parse_date, pick
 
 __all__ = [
     "busy_events",
@@ -48,7 +49,7 @@ rooms cannot be double-booked or over capacity, events cannot be created in or m
 and only the organizer may change or cancel an event. Look people up with find_person, find a \
 common free time with find_free_slot, then create_event."""
 
-kit = ServerKit("calendar", base=Base, seed=seed, instructions=INSTRUCTIONS, today=TODAY)
+kit = ServerKit("calendar", base=Base, seed=seed, instructions=INSTRUCTIONS, today=TODAY, samples={"limit": LIMITS})
 
 # -- times -----------------------------------------------------------------------------------------
 
@@ -299,10 +300,7 @@ def event_detail(event: Event) -> dict[str, Any]:
 def person_view(person: Person) -> dict[str, Any]:
     """Compact person fields."""
     return {
-        "id": person.id,
-        "name": person.name,
-        "email": person.email,
-        "department": person.department,
+        **pick(person, "id", "name", "email", "department"),
         "working_hours": f"{person.work_start}-{person.work_end}",
     }
 
@@ -310,9 +308,6 @@ def person_view(person: Person) -> dict[str, Any]:
 def room_view(room: Room) -> dict[str, Any]:
     """Compact room fields."""
     return {
-        "id": room.id,
-        "name": room.name,
-        "floor": room.floor,
-        "capacity": room.capacity,
+        **pick(room, "id", "name", "floor", "capacity"),
         "features": [f for f in room.features.split(",") if f],
     }

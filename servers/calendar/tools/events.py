@@ -20,7 +20,6 @@ from gym_mcp.servers.calendar.tools.common import (
     load_event,
     load_person,
 )
-from gym_mcp.servers.calendar.tools.samples import LIMITS
 from gym_mcp.servers.kit import ToolError, check_limit, parse_date
 
 
@@ -31,7 +30,6 @@ from gym_mcp.servers.kit import ToolError, check_limit, parse_date
     samples={
         "start_date": ("2026-01-15", "2026-01-19", "2026-01-26", "2026-02-02"),
         "end_date": ("2026-02-06", "2026-02-13", "2026-02-27", "2026-03-06"),
-        "limit": LIMITS,
     },
 )
 def list_events(
@@ -106,7 +104,6 @@ def get_event(db: Session, event_id: str) -> dict[str, Any]:
         ),
         "start_date": ("2026-01-01", "2026-01-12", "2026-01-15", "2026-01-22", "2026-02-02"),
         "end_date": ("2026-02-06", "2026-02-13", "2026-02-28", "2026-03-31"),
-        "limit": LIMITS,
     },
 )
 def search_events(
@@ -144,7 +141,7 @@ def search_events(
 @kit.tool(
     write=False,
     intent="List {person_id}'s[ {response}] invitations to upcoming events[, at most {limit} of them]",
-    samples={"response": ("pending", "accepted", "declined", "tentative"), "limit": LIMITS},
+    samples={"response": ("pending", "accepted", "declined", "tentative")},
 )
 def list_invitations(db: Session, person_id: str, response: str = "pending", limit: int = 20) -> list[dict[str, Any]]:
     """List a person's invitations to upcoming (today or later), not-cancelled events, earliest first.

@@ -9,14 +9,13 @@ from sqlalchemy.orm import Session
 
 from gym_mcp.servers.calendar.models import Person
 from gym_mcp.servers.calendar.tools.common import kit, like_pattern, load_person, person_view
-from gym_mcp.servers.calendar.tools.samples import LIMITS
 from gym_mcp.servers.kit import check_limit
 
 
 @kit.tool(
     write=False,
     intent="Find people whose name, email or department contains '{query}'[, at most {limit} of them]",
-    samples={"query": ("Zara", "Okafor", "Sales", "Engineering", "mikhail", "Legal", "Chen"), "limit": LIMITS},
+    samples={"query": ("Zara", "Okafor", "Sales", "Engineering", "mikhail", "Legal", "Chen")},
 )
 def find_person(db: Session, query: str, limit: int = 10) -> list[dict[str, Any]]:
     """Find people whose name, email or department contains the text (case-insensitive).

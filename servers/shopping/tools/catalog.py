@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 
 from gym_mcp.servers.kit import ToolError, check_limit, dollars
 from gym_mcp.servers.shopping.models import Category, Product
-from gym_mcp.servers.shopping.tools.common import LIMIT_SAMPLES, MAX_LIMIT, kit, load_product
+from gym_mcp.servers.shopping.tools.common import MAX_LIMIT, kit, load_product
 
 # Literal sample values for task synthesis.
 _CATEGORIES = (
@@ -62,7 +62,6 @@ def list_categories(db: Session) -> list[dict[str, Any]]:
         "query": _QUERIES,
         "category": _CATEGORIES,
         "max_price": (15, 25, 40, 50, 75, 100, 150),
-        "limit": LIMIT_SAMPLES,
     },
 )
 def search_products(

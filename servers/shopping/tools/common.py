@@ -11,7 +11,6 @@ from gym_mcp.servers.shopping.models import Base, Customer, Order, Product, Retu
 
 __all__ = [
     "ADDRESS_SAMPLES",
-    "LIMIT_SAMPLES",
     "MAX_LIMIT",
     "check_address",
     "check_quantity",
@@ -43,6 +42,7 @@ kit = ServerKit(
     base=Base,
     seed=seed,
     today=REFERENCE_DATE,
+    samples={"limit": LIMIT_SAMPLES},
     instructions=(
         "Online store support desk. Look up customers, browse the product catalog, manage a "
         "customer's cart (add, update, remove items, coupons), check out, and handle orders: "

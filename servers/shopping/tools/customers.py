@@ -9,13 +9,13 @@ from sqlalchemy.orm import Session
 
 from gym_mcp.servers.kit import ToolError, check_limit
 from gym_mcp.servers.shopping.models import CartItem, Customer, Order
-from gym_mcp.servers.shopping.tools.common import LIMIT_SAMPLES, MAX_LIMIT, kit, load_customer
+from gym_mcp.servers.shopping.tools.common import MAX_LIMIT, kit, load_customer
 
 
 @kit.tool(
     write=False,
     intent="Find the customers whose name or email contains '{query}'[, showing up to {limit} results]",
-    samples={"query": ("emma", "olivia", "johnson", "moore", "brown", "fischer", "inbox.org"), "limit": LIMIT_SAMPLES},
+    samples={"query": ("emma", "olivia", "johnson", "moore", "brown", "fischer", "inbox.org")},
 )
 def find_customer(db: Session, query: str, limit: int = 10) -> list[dict[str, Any]]:
     """Find customers whose name or email contains the query (case-insensitive).

@@ -12,7 +12,6 @@ from gym_mcp.servers.shopping.data import RETURN_WINDOW_DAYS
 from gym_mcp.servers.shopping.models import ORDER_STATUSES, Order
 from gym_mcp.servers.shopping.tools.common import (
     ADDRESS_SAMPLES,
-    LIMIT_SAMPLES,
     MAX_LIMIT,
     check_address,
     kit,
@@ -25,7 +24,7 @@ from gym_mcp.servers.shopping.tools.common import (
 @kit.tool(
     write=False,
     intent="List the[ {status}] orders of customer {customer_id}[, showing up to {limit}]",
-    samples={"status": ORDER_STATUSES, "limit": LIMIT_SAMPLES},
+    samples={"status": ORDER_STATUSES},
 )
 def list_orders(db: Session, customer_id: str, status: str | None = None, limit: int = 20) -> dict[str, Any]:
     """List a customer's orders, newest first.

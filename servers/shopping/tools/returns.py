@@ -12,7 +12,6 @@ from gym_mcp.servers.kit import ToolError, check_length, check_limit, dollars, n
 from gym_mcp.servers.shopping.data import RETURN_WINDOW_DAYS
 from gym_mcp.servers.shopping.models import Order, Return, refund_cents
 from gym_mcp.servers.shopping.tools.common import (
-    LIMIT_SAMPLES,
     MAX_LIMIT,
     check_quantity,
     kit,
@@ -130,7 +129,6 @@ def get_return(db: Session, return_id: str) -> dict[str, Any]:
 @kit.tool(
     write=False,
     intent="List the returns of customer {customer_id}[, showing up to {limit}]",
-    samples={"limit": LIMIT_SAMPLES},
 )
 def list_returns(db: Session, customer_id: str, limit: int = 20) -> list[dict[str, Any]]:
     """List a customer's returns, newest first.

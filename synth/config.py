@@ -1,0 +1,95 @@
+"""What a synthesis run is asked for (`SynthConfig`) and what it gives (`SynthResult`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from gym_mcp.errors import SynthError
+from gym_mcp.tasks import Task
+
+__all__ = ["IRRELEVANT_REQUESTS", "SynthConfig", "SynthResult"]
+
+IRRELEVANT_REQUESTS = (
+    "What will the weather be like in Lisbon this weekend?",
+    "Write me a short poem about autumn leaves.",
+    "Translate 'good morning' into Japanese.",
+    "Who won the football world cup in 2014?",
+    "Recommend a good science-fiction novel for a long flight.",
+    "How many minutes should I boil an egg for a soft yolk?",
+    "Explain the difference between a virus and a bacterium in two sentences.",
+    "What is the capital of Australia?",
+    "Suggest three names for a golden retriever puppy.",
+    "How do I remove a red wine stain from a cotton shirt?",
+    "What time is sunset in Oslo today?",
+    "Give me a vegetarian lasagna recipe.",
+    "Summarize the plot of Hamlet in one paragraph.",
+    "Which planet in the solar system has the most moons?",
+    "Teach me three basic phrases in Italian.",
+    "What's a good stretching routine after running?",
+    "Convert 72 degrees Fahrenheit to Celsius.",
+    "Tell me a joke about programmers.",
+    "What are the rules of chess castling?",
+    "How tall is Mount Kilimanjaro?",
+    "Plan a two-day sightseeing trip to Kyoto.",
+    "What is the best way to learn touch typing?",
+    "Why is the sky blue?",
+    "List some board games that work well for two players.",
+    "How much water should a houseplant get in winter?",
+    "Write a haiku about the ocean.",
+    "What does the idiom 'break the ice' mean?",
+    "Recommend a podcast about history.",
+    "How do I change a flat bicycle tire?",
+    "What is the boiling point of water at high altitude?",
+)
+
+
+@dataclass(frozen=True)
+class SynthConfig:
+    """Settings of a synthesis run.
+
+    Attributes:
+        n: Tasks to produce.
+        seed: Seed of every random choice (same seed, same tasks).
+        data_seed: The server data seed the tasks start from.
+        max_chain: Longest chain (1-5).
+        length_weights: Relative weight of chain lengths 1..max_chain.
+        variants: Relative weight of each variant label.
+        jaccard: Near-duplicate threshold over call sequences.
+        heldout_fraction: Share of tools (templates) and of entities reserved for the test split.
+        optional_rate: Chance of passing an optional parameter that has values and a template slot.
+        max_attempts: Candidate chains tried per task wanted before giving up.
+    """
+
+    n: int = 500
+    seed: int = 0
+    data_seed: int = 0
+    max_chain: int = 5
+    length_weights: tuple[float, ...] = (0.3, 0.3, 0.2, 0.12, 0.08)
+    variants: Mapping[str, float] = field(
+        default_factory=lambda: {"complete": 0.6, "missing_param": 0.16, "distractors": 0.2, "irrelevant": 0.04}
+    )
+    jaccard: float = 0.7
+    heldout_fraction: float = 0.08
+    optional_rate: float = 0.3
+    max_attempts: int = 30
+
+    def __post_init__(self) -> None:
+        if self.n < 1:
+            raise SynthError(f"n must be at least 1, got {self.n}")
+        if not 1 <= self.max_chain <= 5:
+            raise SynthError(f"max_chain must be 1-5, got {self.max_chain}")
+
+
+@dataclass
+class SynthResult:
+    """Tasks and the numbers behind them.
+
+    Attributes:
+        tasks: The kept, replay-verified tasks.
+        stats: Counts and timings (see `report_text`).
+    """
+
+    tasks: list[Task]
+    stats: dict[str, Any]

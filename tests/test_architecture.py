@@ -1,0 +1,94 @@
+"""The walls between the rooms hold: import-linter's contracts (pyproject.toml) and module-level imports."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
+
+
+def _installed_layout(dest: Path) -> Path:
+    """A copy of the sources laid out as installed (servers/, synth/, train/ inside gym_mcp/)."""
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(ROOT / "gym_mcp", dest / "gym_mcp", ignore=ignore)
+    for sub in ("servers", "synth", "train"):
+        shutil.copytree(ROOT / sub, dest / "gym_mcp" / sub, ignore=ignore)
+    shutil.copy(ROOT / "pyproject.toml", dest / "pyproject.toml")
+    return dest
+
+
+def _lint(root: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--config", "pyproject.toml", "--no-cache", "--no-logo"],
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_import_contracts_are_kept(tmp_path: Path) -> None:
+    out = _lint(_installed_layout(tmp_path))
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "5 kept, 0 broken" in out.stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "line", "contract"),
+    [
+        ("rewards/outcome.py", "import gym_mcp.train.grpo", "Synthesis and rewards never import training"),
+        ("servers/banking/models.py", "import gymnasium", "Bundled servers import nothing of the gym"),
+        ("state/sqlite.py", "from gym_mcp.env import mcp", "Rooms import only the rooms below them"),
+        ("live/pool.py", "import torch", "The core imports no torch"),
+        ("train/data.py", "from gym_mcp.live import pool", "Training reaches servers only through environments"),
+    ],
+)
+def test_a_forbidden_import_breaks_its_contract(tmp_path: Path, module: str, line: str, contract: str) -> None:
+    root = _installed_layout(tmp_path)
+    path = root / "gym_mcp" / module
+    path.write_text(path.read_text() + f"\n{line}  # added by the test\n")
+    out = _lint(root)
+    assert out.returncode != 0
+    broken = out.stdout.split("Broken contracts", 1)[-1]
+    assert contract in " ".join(broken.split()), out.stdout
+
+
+def test_the_core_loads_no_ml_library_at_import() -> None:
+    """Every module outside gym_mcp.train imports without torch, transformers, peft, accelerate, trl."""
+    code = (
+        "import importlib, pkgutil, sys, gym_mcp\n"
+        "skip = ('gym_mcp.train', 'gym_mcp.cli.__main__')\n"
+        "for m in pkgutil.walk_packages(gym_mcp.__path__, 'gym_mcp.'):\n"
+        "    if not m.name.startswith(skip):\n"
+        "        importlib.import_module(m.name)\n"
+        "import gym_mcp.servers.banking, gym_mcp.synth\n"
+        "bad = sorted({n.split('.')[0] for n in sys.modules} & {'torch', 'transformers', 'peft', 'accelerate', 'trl'})\n"
+        "print('loaded:', bad)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.strip() == "loaded: []", out.stdout + out.stderr
+
+
+def test_a_bundled_server_process_imports_no_gym() -> None:
+    """``python -m gym_mcp.servers.banking`` imports mcp, SQLAlchemy and its own package: nothing of the gym."""
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "gym_mcp.servers.banking", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
+    assert "gym_mcp.servers.banking.tools" in imported
+    gym_modules = sorted(m for m in imported if m.startswith("gym_mcp") and not m.startswith("gym_mcp.servers"))
+    assert gym_modules == ["gym_mcp", "gym_mcp.errors"], gym_modules
+    for forbidden in ("gymnasium", "numpy"):
+        assert forbidden not in imported, f"a server process imported {forbidden}"
