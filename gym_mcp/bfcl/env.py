@@ -311,7 +311,6 @@ class AsyncBFCLEnv(EpisodeCore):
                     self._record_result(call, result, output)
             self.messages.append({"role": "tool", "tool_call_id": call.id, "content": output})
             outputs.append((call.name, output))
-        self.counters["invalid_calls"] += len(parsed.errors)
         self._record_parse_errors(parsed.errors)
         outputs += [("error", f"Error: {err}") for err in parsed.errors]
         if len(outputs) == 1:

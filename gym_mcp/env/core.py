@@ -137,7 +137,6 @@ class EpisodeCore(ABC):
 
     def _reject(self, parsed: ParsedAction) -> str:
         """Log an action that tried to call tools but could not be read; returns the error observation."""
-        self.counters["invalid_calls"] += len(parsed.errors)
         text = "Error: " + "; ".join(parsed.errors)
         self.messages.append({"role": "assistant", "content": parsed.text or None})
         self.messages.append({"role": "user", "content": text})
@@ -146,6 +145,7 @@ class EpisodeCore(ABC):
 
     def _record_parse_errors(self, errors: Sequence[str]) -> None:
         """Count and record the calls of an action that could not be read."""
+        self.counters["invalid_calls"] += len(errors)
         for err in errors:
             self.calls.append(CallRecord("", None, f"Error: {err}", "invalid", self.steps))
 

@@ -23,7 +23,7 @@ from gym_mcp.live.pool import ServerPool
 from gym_mcp.live.runner import run_sync
 from gym_mcp.live.server import LiveServer, ServerSource, Transport
 from gym_mcp.live.sources import BundledSource
-from gym_mcp.rewards.episode import CallRecord, Episode, RewardFn
+from gym_mcp.rewards.episode import Episode, RewardFn
 from gym_mcp.rewards.outcome import state_match
 from gym_mcp.state.base import StateBackend
 from gym_mcp.tasks import Task, reference_fingerprint
@@ -228,14 +228,11 @@ class AsyncMCPEnv(EpisodeCore):
             extra_errors.append(f"{len(calls)} calls in one action; only the first {limit} were run")
         for i, call in enumerate(calls):
             if i >= limit:
-                output = "Error: not run (too many calls in one action)"
-                self.counters["invalid_calls"] += 1
-                self.calls.append(CallRecord(call.name, call.arguments, output, "invalid", self.steps))
+                output = self._invalid(call, "Error: not run (too many calls in one action)", known_name=False)
             else:
                 output = await self._run_one(call)
             self.messages.append({"role": "tool", "tool_call_id": call.id, "content": output})
             outputs.append((call.name, output))
-        self.counters["invalid_calls"] += len(parsed.errors)
         self._record_parse_errors(parsed.errors)
         if len(outputs) == 1 and not extra_errors:
             return outputs[0][1]
