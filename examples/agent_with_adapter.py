@@ -4,7 +4,8 @@ Run (after `gym-mcp train`, which trains SmolLM2 and saves its adapter in runs/t
     python examples/agent_with_adapter.py --model smollm2 --adapter runs/train/checkpoint \
         --env gym_mcp/Banking-v0 --tasks banking.jsonl --episodes 5
 
-The prompt shows the task's tools plus a few others, as in training (`compact_tools`).
+The prompt shows the task's tools plus a few others, as in training (`compact_tools`), rendered in
+the format training used (the model's chat template when it renders tools, the compact prompt otherwise).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import gymnasium as gym
 
 import gym_mcp  # noqa: F401 - registers the environments
 from gym_mcp.policies.local import LocalModel
-from gym_mcp.policies.prompt import render_prompt
 from gym_mcp.tasks import load_tasks
 from gym_mcp.train.data import compact_tools
 
@@ -40,7 +40,7 @@ def main() -> None:
         while not done:
             # the agent loop is yours: here, prompt the model with the conversation and the tools
             tools = compact_tools(info["tools"], task, 3)
-            reply = model.generate(render_prompt(info["messages"], tools), max_new_tokens=args.max_new_tokens)
+            reply = model.chat(info["messages"], tools, max_new_tokens=args.max_new_tokens)
             _, reward, terminated, truncated, info = env.step(reply)
             done = terminated or truncated
         solved += reward == 1.0

@@ -3,10 +3,14 @@
 Run:
     python examples/trl_grpo.py --model smollm2 --steps 4
     python examples/trl_grpo.py --model runs/models/base --tasks banking.jsonl --output-dir runs/trl-grpo
+    python examples/trl_grpo.py --model models/Qwen2.5-1.5B-Instruct --vllm --steps 200   # one GPU, bf16
+
+``--vllm`` has TRL generate the rollouts with vLLM in the training process (``vllm_mode="colocate"``,
+bf16; needs a GPU and ``pip install vllm``); without it TRL generates with transformers.
 
 TRL shows the model the environment's tools (typed methods built from the MCP schemas), runs
 each tool call it writes as a step on the live server, and scores every rollout with the
-episode's reward (PROVE's composite reward, through ``get_reward``). ``--model`` is a local
+episode's reward (the state-grounded composite, through ``get_reward``). ``--model`` is a local
 folder, or ``smollm2`` for the converted SmolLM2-135M-Instruct; nothing is downloaded.
 """
 
@@ -38,6 +42,7 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=5e-4)
     parser.add_argument("--all-tools", action="store_true", help="show every tool (default: the tasks' own tools)")
     parser.add_argument("--output-dir", default="runs/trl-grpo")
+    parser.add_argument("--vllm", action="store_true", help="generate with vLLM in this process (one GPU, bf16)")
     args = parser.parse_args()
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")  # environment_factory is marked experimental
 
@@ -47,7 +52,7 @@ def main() -> None:
         tasks = synthesize("banking", SynthConfig(n=16, seed=0, max_chain=1)).tasks
     only = None if args.all_tools else sorted({str(c["name"]) for t in tasks for c in t.reference_calls})
     factory = environment_factory(
-        "gym_mcp/Banking-v0", tasks, only=only, brief=True, max_steps=4, reward=CompositeReward.prove()
+        "gym_mcp/Banking-v0", tasks, only=only, brief=True, max_steps=4, reward=CompositeReward.grounded()
     )
 
     path = resolve_model(args.model)
@@ -69,6 +74,9 @@ def main() -> None:
         save_strategy="no",
         report_to="none",
         use_cpu=not torch.cuda.is_available(),
+        bf16=torch.cuda.is_available() and torch.cuda.is_bf16_supported(),
+        use_vllm=args.vllm,
+        **({"vllm_mode": "colocate"} if args.vllm else {}),
     )
     trainer = trl.GRPOTrainer(
         model=model,

@@ -96,6 +96,19 @@ def verified_deposit_task() -> Task:
     return bank_task("deposit-25", "Deposit $25 into ACC-1001 (description: gift).", calls, fp)
 
 
+def deposit_then_balance_task() -> Task:
+    """A two-call banking task (a write, then a read of what it changed), without a fingerprint."""
+    return Task(
+        id="t",
+        server="banking",
+        instruction="Deposit $25 into ACC-1001, then show its balance.",
+        reference_calls=(
+            {"name": "deposit", "arguments": {"account_id": "ACC-1001", "amount": 25.0}},
+            {"name": "get_balance", "arguments": {"account_id": "ACC-1001"}},
+        ),
+    )
+
+
 def bank_task(task_id: str, instruction: str, calls: Any, fingerprint: str | None, **fields: Any) -> Task:
     """A banking task with these reference calls and expected fingerprint."""
     return Task(

@@ -12,8 +12,13 @@ CORPUS = [
 ] * 20
 
 
-def build_tiny_model(folder: Path, *, seed: int = 0) -> Path:
-    """Save a 2-layer Llama (~0.2M parameters) and its tokenizer into ``folder``."""
+def build_tiny_model(folder: Path, *, seed: int = 0, chat_template: str | None = None) -> Path:
+    """Save a 2-layer Llama (~0.2M parameters) and its tokenizer into ``folder``.
+
+    With ``chat_template`` (a ChatML-style Jinja template, e.g. Qwen2.5's as TRL ships it) the
+    tokenizer carries it, with ``<|im_start|>``/``<|im_end|>`` as special tokens and
+    ``<|im_end|>`` as its end-of-text token, the way Qwen's instruct tokenizers do.
+    """
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
@@ -28,6 +33,10 @@ def build_tiny_model(folder: Path, *, seed: int = 0) -> Path:
     )
     tok.train_from_iterator(CORPUS, trainer)
     tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>")
+    if chat_template is not None:
+        tokenizer.add_special_tokens({"additional_special_tokens": ["<|im_start|>", "<|im_end|>"]})
+        tokenizer.eos_token = "<|im_end|>"
+        tokenizer.chat_template = chat_template
     config = LlamaConfig(
         vocab_size=len(tokenizer),
         hidden_size=32,

@@ -1,8 +1,9 @@
 """Training data from tasks: conversations as token ids, with a loss mask on the model's own tokens.
 
 A reference trajectory is the task's reference calls played through a real environment (so the
-tool results are the live server's), followed by a short final answer. It is rendered with the
-same compact prompt the local-model policy uses (`gym_mcp.policies.prompt.render_prompt`); only the
+tool results are the live server's), followed by a short final answer. It is rendered in the
+prompt format the local-model policy and the rollouts use (`gym_mcp.policies.prompt.prompt_format`:
+the model's own chat template when it renders tools, gym-mcp's compact prompt otherwise); only the
 assistant turns (tool calls and the answer) are learned: the system block, user turns and tool
 results are masked out of the loss (label -100).
 """
@@ -16,10 +17,17 @@ from typing import Any
 
 import gymnasium as gym
 
-from gym_mcp.policies.prompt import render_segments
+from gym_mcp.policies.prompt import PromptFormat, prompt_format
 from gym_mcp.tasks import Task, replay
 
-__all__ = ["Example", "compact_tools", "encode_conversation", "pad_batch", "reference_conversation"]
+__all__ = [
+    "Example",
+    "compact_tools",
+    "encode_conversation",
+    "pad_batch",
+    "recovery_conversation",
+    "reference_conversation",
+]
 
 IGNORE = -100
 
@@ -73,6 +81,69 @@ def reference_conversation(
     return played.messages, tools
 
 
+def recovery_conversation(
+    env: gym.Env[str, Any], task: Task, distractors: int | None = None, *, seed: int = 0
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int] | None:
+    """A reference trajectory with one bad call before one of its calls, and the live error it gets.
+
+    One reference call is preceded by a broken version of it: a required argument dropped, an
+    argument the tool does not take added, or the tool's name misspelled. The environment
+    rejects it before it reaches the server (the state is untouched) and answers with its real
+    error message; the correct call follows, then the rest of the reference. Trained with the
+    bad call as context (see ``masked`` in `encode_conversation`), the model learns that an
+    error is answered by a corrected call, not by ending the episode.
+
+    Args:
+        env: An environment of the task's server.
+        task: A task with reference calls.
+        distractors: The compact tool list's size (see `compact_tools`).
+        seed: Chooses the call and the kind of breakage.
+
+    Returns:
+        ``(messages, tools, bad)`` where ``messages[bad]`` is the bad call's assistant message,
+        or None when the task has no call to break or the replay did not reach the expected state.
+    """
+    if not task.reference_calls:
+        return None
+    rng = random.Random(f"{seed}:{task.id}")
+    _, info = env.reset(options={"task": task})
+    tools = {t["function"]["name"]: t["function"] for t in info["tools"]}
+    at = rng.randrange(len(task.reference_calls))
+    target = task.reference_calls[at]
+    bad = _broken(target, tools, rng)
+    core: Any = env.unwrapped.core  # type: ignore[attr-defined]
+    bad_index = -1
+    for i, call in enumerate(task.reference_calls):
+        if i == at:
+            _, _, _, _, info = env.step(bad)
+            bad_index = len(info["messages"]) - 2
+            if core.calls[-1].status == "ok":
+                return None  # the server took it: not a bad call after all
+        _, _, _, _, info = env.step({"name": call["name"], "arguments": dict(call.get("arguments", {}))})
+    if task.expected_fingerprint is not None and core.state.fingerprint() != task.expected_fingerprint:
+        return None
+    _, _, _, _, info = env.step(task.expected_answer or "Done.")
+    return list(info["messages"]), compact_tools(info["tools"], task, distractors), bad_index
+
+
+def _broken(call: Mapping[str, Any], tools: Mapping[str, Mapping[str, Any]], rng: random.Random) -> dict[str, Any]:
+    """A version of ``call`` the environment rejects (see `recovery_conversation`)."""
+    name, args = str(call["name"]), dict(call.get("arguments", {}))
+    required = [a for a in (tools.get(name, {}).get("parameters") or {}).get("required", []) if a in args]
+    own = set((tools.get(name, {}).get("parameters") or {}).get("properties", {}))
+    foreign = sorted({p for t in tools.values() for p in (t.get("parameters") or {}).get("properties", {})} - own)
+    kinds = ["misspelled"] + (["dropped"] if required else []) + (["foreign"] if foreign else [])
+    kind = rng.choice(kinds)
+    if kind == "dropped":
+        args.pop(rng.choice(required))
+    elif kind == "foreign":
+        args[rng.choice(foreign)] = next(iter(args.values()), "x")
+    else:
+        cut = rng.randrange(len(name))
+        name = name[:cut] + name[cut + 1 :] if len(name) > 3 else name + "_x"
+    return {"name": name, "arguments": args}
+
+
 def encode_conversation(
     tokenizer: Any,
     messages: Sequence[Mapping[str, Any]],
@@ -80,25 +151,44 @@ def encode_conversation(
     task_id: str = "",
     *,
     context_messages: int = 0,
+    fmt: PromptFormat | None = None,
+    masked: Sequence[int] = (),
 ) -> Example:
     """Token ids and labels for a conversation: the loss covers the assistant turns only.
 
-    Segments (see `render_segments`) are tokenized one by one, so every token is either the
-    model's own (labelled) or context (``-100``); the last reply ends with the end-of-text token.
-    The first ``context_messages`` messages are context even where the assistant speaks (calls
-    given to a forked rollout, not sampled by the model).
+    Segments (see `PromptFormat.segments`) are tokenized one by one, so every token is either
+    the model's own (labelled) or context (``-100``). In the compact format the last reply ends
+    with the end-of-text token; a chat template closes every reply with its own end-of-turn
+    token, which is labelled (the model learns to stop). The first ``context_messages`` messages
+    are context even where the assistant speaks (calls given to a forked rollout, not sampled by
+    the model).
+
+    Args:
+        tokenizer: The model's tokenizer.
+        messages: The conversation (OpenAI format).
+        tools: The tools the model is shown.
+        task_id: Recorded on the example.
+        context_messages: Leading messages that are context, assistant ones included.
+        fmt: The prompt format (default: `prompt_format` of the tokenizer).
+        masked: Indices of assistant messages that are context anyway (a bad call shown so the
+            model learns what follows it, see `recovery_conversation`).
     """
+    fmt = fmt or prompt_format(tokenizer)
     input_ids: list[int] = []
     labels: list[int] = []
-    segments = render_segments(messages, tools)
-    given = len(render_segments(messages[:context_messages], tools)) if context_messages else 0
+    segments = fmt.segments(messages, tools)
+    replies_of = [i for i, m in enumerate(messages) if m.get("role") == "assistant"]
+    context = {r for r, i in enumerate(replies_of) if i < context_messages or i in set(masked)}
     last_model = max((i for i, (_, mine) in enumerate(segments) if mine), default=-1)
+    replies = 0
     for i, (text, mine) in enumerate(segments):
-        if i == last_model and tokenizer.eos_token:
+        if i == last_model and tokenizer.eos_token and not fmt.closes_replies:
             text += tokenizer.eos_token
         ids = list(tokenizer(text, add_special_tokens=False)["input_ids"])
         input_ids += ids
-        labels += ids if mine and i >= given else [IGNORE] * len(ids)
+        learned = mine and replies not in context
+        replies += int(mine)
+        labels += ids if learned else [IGNORE] * len(ids)
     return Example(input_ids, labels, task_id)
 
 

@@ -51,6 +51,8 @@ def evaluate_model(
     max_new_tokens: int = 64,
     distractors: int | None = 3,
     progress: str | None = None,
+    answer_tokens: int | None = None,
+    fmt: Any = None,
 ) -> ModelEval:
     """Play each task once, greedily, ``batch_size`` episodes at a time.
 
@@ -63,6 +65,9 @@ def evaluate_model(
         max_new_tokens: Longest reply per turn.
         distractors: Tools shown besides the task's own (see `compact_tools`); None shows all.
         progress: A label: show a progress line on stderr.
+        answer_tokens: Cut a reply that opens no call within this many tokens (see
+            `generate_replies`).
+        fmt: The prompt format (default: `prompt_format` of the tokenizer).
 
     Returns:
         The metrics and one row per episode.
@@ -86,12 +91,22 @@ def evaluate_model(
                 tools.append(compact_tools(info["tools"], task, distractors))
             for task, r in zip(
                 chunk,
-                play(model, tokenizer, envs[: len(chunk)], infos, tools, max_new_tokens=max_new_tokens),
+                play(
+                    model,
+                    tokenizer,
+                    envs[: len(chunk)],
+                    infos,
+                    tools,
+                    max_new_tokens=max_new_tokens,
+                    answer_tokens=answer_tokens,
+                    fmt=fmt,
+                ),
                 strict=True,
             ):
                 rows.append(
                     {
                         "task": task.id,
+                        "variant": task.variant,
                         "success": float(r.terms.get("success", r.reward)),
                         "reward": r.reward,
                         "calls": int(r.terms.get("n_calls", 0)),

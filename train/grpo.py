@@ -27,6 +27,7 @@ __all__ = [
     "rollout_group",
     "sft_step",
     "token_logprobs",
+    "turn_starts",
     "turn_weights",
 ]
 
@@ -96,6 +97,8 @@ def sft_step(
     *,
     per_turn: bool = False,
     backward: Callable[[Any], None] | None = None,
+    micro_batch: int | None = None,
+    decision_weight: float = 0.0,
 ) -> float:
     """One supervised step on the model's own tokens; returns the loss.
 
@@ -104,19 +107,48 @@ def sft_step(
     "Done." that ends an episode counts as much as a long tool call: with a token mean, the
     decision to stop is a few tokens among hundreds and the model learns to keep calling.
 
+    ``decision_weight`` adds that weight times the mean, over turns, of each turn's *first*
+    token loss: the token where the model decides between calling a tool (``<tool_call>``) and
+    answering (``Done.``). A token mean gives that decision one token's say among a long call's
+    many copy tokens, a per-turn mean gives a short answer's decision ten times a call's; this
+    term weighs every decision alike.
+
+    With ``micro_batch`` the rows go through the model ``micro_batch`` at a time, each chunk cut
+    to its own longest row, and their gradients add up to the whole batch's (the same loss,
+    normalized by the whole batch's tokens or turns): no compute is spent on padding, and the
+    activations held for the backward pass are one chunk's, not the batch's.
+
     ``backward`` replaces ``loss.backward()`` (e.g. ``accelerator.backward`` for DDP and mixed
     precision).
     """
-    logprobs, mask = token_logprobs(model, input_ids, labels)
-    if per_turn:
-        weights, turns = turn_weights(labels)
-        loss = -((logprobs * weights).sum() / max(turns, 1))
-    else:
-        loss = -(logprobs.sum() / mask.sum().clamp(min=1.0))
-    (backward or _backward)(loss)
+    chunks = _chunks(input_ids, labels, micro_batch)
+    turns = float(max(sum(turn_weights(lab)[1] for _, lab in chunks), 1))
+    total = turns if per_turn else float(max(int((labels[:, 1:] != -100).sum()), 1))
+    loss_sum = 0.0
+    for ids, lab in chunks:
+        logprobs, _ = token_logprobs(model, ids, lab)
+        weights = turn_weights(lab)[0] if per_turn else 1.0
+        loss = -(logprobs * weights).sum() / total
+        if decision_weight:
+            loss = loss - decision_weight * (logprobs * turn_starts(lab)).sum() / turns
+        (backward or _backward)(loss)
+        loss_sum += float(loss.detach())
     optimizer.step()
     optimizer.zero_grad()
-    return float(loss.detach())
+    return loss_sum
+
+
+def _chunks(input_ids: Any, labels: Any, size: int | None) -> list[tuple[Any, Any]]:
+    """The batch in chunks of ``size`` rows, each cut to its longest row (``size`` None: one chunk)."""
+    if not size or size >= input_ids.shape[0]:
+        return [(input_ids, labels)]
+    out = []
+    for start in range(0, input_ids.shape[0], size):
+        lab = labels[start : start + size]
+        real = (lab != -100).any(dim=0).nonzero()
+        width = int(real.max()) + 1 if len(real) else lab.shape[1]
+        out.append((input_ids[start : start + size, :width], lab[:, :width]))
+    return out
 
 
 def turn_weights(labels: Any) -> tuple[Any, int]:
@@ -141,6 +173,16 @@ def turn_weights(labels: Any) -> tuple[Any, int]:
         weights[row] = labelled[row].float() / counts[run[row]]
     keep = labelled.any(dim=0).nonzero().squeeze(-1)
     return weights[:, keep], int(starts.sum())
+
+
+def turn_starts(labels: Any) -> Any:
+    """1.0 at the first token of every assistant turn, aligned with `token_logprobs` (``[batch, kept]``)."""
+    import torch
+
+    labelled = labels[:, 1:] != -100
+    previous = torch.cat([torch.zeros_like(labelled[:, :1]), labelled[:, :-1]], dim=1)
+    keep = labelled.any(dim=0).nonzero().squeeze(-1)
+    return (labelled & ~previous).float()[:, keep]
 
 
 def _backward(loss: Any) -> None:
@@ -219,11 +261,18 @@ def generate_replies(
     max_new_tokens: int = 32,
     temperature: float = 0.0,
     seed: int | None = None,
+    answer_tokens: int | None = None,
 ) -> list[str]:
     """The model's next reply to each prompt, generated as one left-padded batch.
 
     Each reply stops after its first ``</tool_call>``, where the model starts a turn that is not
-    its own, or at the end-of-text token (see `cut_reply`); ``temperature`` 0 is greedy.
+    its own, or at the end-of-text token (see `cut_reply`); ``temperature`` 0 is greedy. With
+    ``answer_tokens``, a reply that has not opened a ``<tool_call>`` within its first
+    ``answer_tokens`` tokens is a plain-text answer and stops there (an untrained model that
+    repeats one sentence to the token limit costs ``answer_tokens``, not ``max_new_tokens``).
+
+    When every prompt is the same (a GRPO group's first turn, or a group forked mid-episode),
+    the prompt's KV cache is computed once and shared by the batch instead of once per row.
     """
     import torch
 
@@ -244,7 +293,15 @@ def generate_replies(
         sampling = {"do_sample": True, "temperature": temperature, "top_k": 0}
     if seed is not None:
         torch.manual_seed(seed)
+    if answer_tokens is not None and answer_tokens < max_new_tokens:
+        from transformers import StoppingCriteriaList
+
+        sampling["stopping_criteria"] = StoppingCriteriaList(
+            [_AnswerCap(tokenizer, inputs["input_ids"].shape[1], answer_tokens)]
+        )
     with torch.no_grad():
+        if len(prompts) > 1 and all(p == prompts[0] for p in prompts):
+            sampling[_cache_kwarg()] = _shared_prompt_cache(model, inputs["input_ids"], len(prompts))
         out = model.generate(
             **inputs,
             max_new_tokens=max_new_tokens,
@@ -255,6 +312,43 @@ def generate_replies(
         )
     width = inputs["input_ids"].shape[1]
     return [cut_reply(str(tokenizer.decode(row, skip_special_tokens=True))) for row in out[:, width:]]
+
+
+def _cache_kwarg() -> str:
+    """``generate``'s name for a given KV cache: ``cache`` from transformers 5, ``past_key_values`` before."""
+    import transformers
+
+    return "cache" if int(transformers.__version__.split(".")[0]) >= 5 else "past_key_values"
+
+
+def _shared_prompt_cache(model: Any, input_ids: Any, rows: int) -> Any:
+    """The KV cache of one row's prompt (all but its last token), repeated for ``rows`` rows.
+
+    ``generate`` then runs only the last prompt token per row before sampling; the prompt's
+    forward pass is paid once for the batch.
+    """
+    out = model(input_ids=input_ids[:1, :-1], use_cache=True)
+    cache = out[_cache_kwarg()]
+    cache.batch_repeat_interleave(rows)
+    return cache
+
+
+class _AnswerCap:
+    """Stops the rows that have written ``limit`` tokens without opening a ``<tool_call>``."""
+
+    def __init__(self, tokenizer: Any, width: int, limit: int) -> None:
+        self.tokenizer, self.width, self.limit = tokenizer, width, limit
+
+    def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+        import torch
+
+        done = torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
+        if input_ids.shape[1] - self.width < self.limit:
+            return done
+        for row in range(input_ids.shape[0]):
+            text = self.tokenizer.decode(input_ids[row, self.width :], skip_special_tokens=True)
+            done[row] = "<tool_call>" not in text
+        return done
 
 
 def play(
@@ -268,6 +362,8 @@ def play(
     temperature: float = 0.0,
     seed: int | None = None,
     context_messages: Sequence[int] | None = None,
+    answer_tokens: int | None = None,
+    fmt: Any = None,
 ) -> list[Rollout]:
     """Play episodes in lockstep: each turn, one batched generation for every episode still open.
 
@@ -285,19 +381,23 @@ def play(
         temperature: Sampling temperature; 0 is greedy.
         seed: Seeds sampling once for the whole batch.
         context_messages: Per episode, how many leading messages were given, not sampled.
+        answer_tokens: Cut a reply that opens no call within this many tokens (see
+            `generate_replies`).
+        fmt: The prompt format (default: `prompt_format` of the tokenizer).
 
     Returns:
         One `Rollout` per environment, in order.
     """
-    from gym_mcp.policies.prompt import render_prompt
+    from gym_mcp.policies.prompt import prompt_format
 
+    fmt = fmt or prompt_format(tokenizer)
     n = len(envs)
     latest = [dict(i) for i in infos]
     rewards = [0.0] * n
     open_ = list(range(n))
     turn = 0
     while open_:
-        prompts = [render_prompt(latest[i]["messages"], tools[i]) for i in open_]
+        prompts = [fmt.prompt(latest[i]["messages"], tools[i]) for i in open_]
         replies = generate_replies(
             model,
             tokenizer,
@@ -305,6 +405,7 @@ def play(
             max_new_tokens=max_new_tokens,
             temperature=temperature,
             seed=None if seed is None else seed + turn,
+            answer_tokens=answer_tokens,
         )
         still = []
         for i, reply in zip(open_, replies, strict=True):
@@ -364,6 +465,8 @@ def rollout_group(
     temperature: float = 1.0,
     seed: int = 0,
     distractors: int | None = None,
+    answer_tokens: int | None = None,
+    fmt: Any = None,
 ) -> list[Rollout]:
     """A GRPO group: ``size`` rollouts of one task, sampled as one batch from forked environments.
 
@@ -382,6 +485,8 @@ def rollout_group(
         temperature: Sampling temperature.
         seed: Seeds the reset and the sampling.
         distractors: Tools shown besides the task's own (see `compact_tools`).
+        answer_tokens: Cut a reply that opens no call within this many tokens.
+        fmt: The prompt format (default: `prompt_format` of the tokenizer).
     """
     from gym_mcp.train.data import compact_tools
 
@@ -402,6 +507,8 @@ def rollout_group(
             temperature=temperature,
             seed=seed,
             context_messages=[len(info["messages"])] * size,
+            answer_tokens=answer_tokens,
+            fmt=fmt,
         )
     finally:
         for fork in forks:
@@ -418,6 +525,8 @@ def grpo_step(
     kl_coef: float = 0.0,
     temperature: float = 1.0,
     backward: Callable[[Any], None] | None = None,
+    micro_batch: int | None = None,
+    fmt: Any = None,
 ) -> dict[str, Any]:
     """One GRPO update from a group of rollouts of the same task.
 
@@ -428,6 +537,8 @@ def grpo_step(
     KL term, when ``kl_coef > 0``, is to the base model: the same weights with the adapter
     disabled (on the unwrapped model when ``model`` is wrapped, e.g. by DDP). ``temperature`` is
     the one the rollouts were sampled at: log-probs are those of the sampling distribution.
+    ``micro_batch`` plays the rollouts through the model that many at a time (see `sft_step`);
+    ``fmt`` is the prompt format they were played in.
     """
     import torch
 
@@ -439,24 +550,36 @@ def grpo_step(
     if stats["zero_spread"] and not hasattr(model, "module"):
         return stats  # no signal; under DDP (a wrapped model) every rank must still run its backward
     examples = [
-        encode_conversation(tokenizer, r.messages, r.tools, context_messages=r.context_messages) for r in rollouts
+        encode_conversation(tokenizer, r.messages, r.tools, context_messages=r.context_messages, fmt=fmt)
+        for r in rollouts
     ]
     device = next(model.parameters()).device
     ids, labels = pad_batch(examples, tokenizer.eos_token_id or 0, device)
-    ref = None
-    if kl_coef > 0:
-        inner = getattr(model, "module", model)
-        with torch.no_grad(), inner.disable_adapter():
-            ref, _ = token_logprobs(inner, ids, labels, temperature)
-    logprobs, mask = token_logprobs(model, ids, labels, temperature)
-    loss = clipped_surrogate(logprobs, logprobs.detach(), torch.tensor(advantages, device=device), mask, clip=clip)
+    adv = torch.tensor(advantages, device=device)
+    total = float(max(int((labels[:, 1:] != -100).sum()), 1))
+    size = micro_batch or ids.shape[0]
+    loss_sum, kl_sum = 0.0, 0.0
+    for first, (chunk_ids, chunk_labels) in zip(
+        range(0, ids.shape[0], size), _chunks(ids, labels, micro_batch), strict=True
+    ):
+        ref = None
+        if kl_coef > 0:
+            inner = getattr(model, "module", model)
+            with torch.no_grad(), inner.disable_adapter():
+                ref, _ = token_logprobs(inner, chunk_ids, chunk_labels, temperature)
+        logprobs, mask = token_logprobs(model, chunk_ids, chunk_labels, temperature)
+        share = float(mask.sum()) / total  # the means below are over this chunk; weigh it by its tokens
+        chunk_adv = adv[first : first + chunk_ids.shape[0]]
+        loss = clipped_surrogate(logprobs, logprobs.detach(), chunk_adv, mask, clip=clip) * share
+        if ref is not None:
+            kl = kl_to_reference(logprobs, ref, mask) * share
+            loss = loss + kl_coef * kl
+            kl_sum += float(kl.detach())
+        (backward or _backward)(loss)
+        loss_sum += float(loss.detach())
     stats["tokens"] = int(ids.numel())
-    if ref is not None:
-        kl = kl_to_reference(logprobs, ref, mask)
-        loss = loss + kl_coef * kl
-        stats["kl"] = float(kl.detach())
-    (backward or _backward)(loss)
+    stats["kl"] = kl_sum
     optimizer.step()
     optimizer.zero_grad()
-    stats["loss"] = float(loss.detach())
+    stats["loss"] = loss_sum
     return stats

@@ -14,6 +14,7 @@ import random
 import sys
 import time
 import tomllib
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,16 @@ from typing import Any
 from gym_mcp.errors import ConfigError
 from gym_mcp.progress import Progress
 
-__all__ = ["RENAMED_KEYS", "TrainConfig", "summary_table", "train"]
+__all__ = [
+    "RENAMED_KEYS",
+    "REWARDS",
+    "TrainConfig",
+    "breakdown_table",
+    "held_out_split",
+    "summary_table",
+    "timing_table",
+    "train",
+]
 
 RENAMED_KEYS: dict[str, str] = {
     "group_size": "num_generations",
@@ -37,12 +47,16 @@ RENAMED_KEYS: dict[str, str] = {
 """Former `TrainConfig` keys and the names they took (TRL's): `TrainConfig.from_toml` names the new one."""
 
 
+REWARDS = ("grounded", "prove", "mua_rl")
+"""The training rewards `TrainConfig.reward` names (see `CompositeReward`)."""
+
+
 @dataclass
 class TrainConfig:
     """Settings of a training run (TOML keys have the same names).
 
     The defaults are the embedded default run (``gym-mcp train`` with no config): SmolLM2-135M
-    on synthesized banking tasks, sized to finish in about ten minutes on two CPU cores.
+    on synthesized banking tasks, sized to finish within fifteen minutes on two CPU cores.
 
     A knob that TRL's ``GRPOConfig`` (or transformers' ``TrainingArguments``) also has takes
     TRL's name: ``num_generations``, ``beta``, ``epsilon``, ``max_completion_length``,
@@ -67,12 +81,24 @@ class TrainConfig:
         sft_batch: Conversations per SFT step.
         sft_per_turn: Weigh every assistant turn the same in the SFT loss (see `sft_step`), so the
             decision to stop calling counts as much as a call; False: the plain token mean.
+        sft_decision_weight: Extra weight on each assistant turn's first token, where the model
+            decides between calling and answering (see `sft_step`); 0 disables it.
+        sft_recovery: Share of train tasks that also give an error-recovery example: one bad call
+            (a dropped required argument, an argument the tool lacks, a misspelled name), the
+            environment's real error, then the correct call (see `recovery_conversation`); the
+            bad call is context, so the model learns to answer an error with a fix, not "Done.".
+        per_device_train_batch_size: Conversations per forward pass in SFT and GRPO updates (their
+            gradients add up to the step's; each chunk is cut to its longest row, so fewer rows
+            waste less on padding and hold less memory; 1 on CPU, larger on a GPU).
         grpo_steps: GRPO steps (one task, one group, per step).
         num_generations: Rollouts per GRPO group (G).
         fork_starts: Share of GRPO groups that start from a forked mid-episode state (some of the
             task's reference calls already played) rather than from the start.
         max_completion_length: Longest reply per model turn, in tokens, in rollouts and evaluation
             (TRL's bounds a whole multi-turn completion, tool results included).
+        max_answer_tokens: A reply that opens no ``<tool_call>`` within this many tokens is a
+            plain-text answer and generation stops there (an untrained model repeating a sentence
+            to the limit costs this, not ``max_completion_length``).
         temperature: Sampling temperature of rollouts.
         max_episode_steps: Steps per episode (rollouts and evaluation).
         learning_rate: AdamW learning rate of the adapter (SFT; GRPO too when
@@ -83,8 +109,19 @@ class TrainConfig:
         lora_r: LoRA rank.
         lora_alpha: LoRA alpha.
         lora_targets: Module names that get adapters.
-        reward: ``"prove"`` (composite with adaptive efficiency) or ``"mua_rl"`` (binary success).
+        reward: ``"grounded"`` (PROVE's terms and adaptive efficiency inside a success gate: every
+            episode that fails the task's state check scores below every one that passes, see
+            `CompositeReward.grounded`), ``"prove"`` (PROVE's composite as published, which can pay
+            near misses more than wasteful successes) or ``"mua_rl"`` (binary success).
         distractor_tools: Tools shown besides the task's own (-1: all of the server's tools).
+        skip_variants: Task variants left out of training and evaluation. By default the
+            missing-parameter tasks: the request leaves out a value only the user knows, and these
+            episodes have no simulated user to ask, so the only way to the expected state is to
+            guess the value (training on their reference calls teaches exactly that).
+        prompt_format: ``"auto"`` (the model's chat template when it renders tools, so the adapter
+            works with that model's own template and tool parser anywhere it is served; gym-mcp's
+            compact prompt otherwise), ``"chat_template"`` or ``"compact"`` (see
+            `gym_mcp.policies.prompt.prompt_format`).
         report_to: accelerate trackers to log metrics to (e.g. ``["tensorboard"]``), besides the
             JSONL; empty: none.
         save_steps: Steps between checkpoints (SFT and GRPO steps count alike; the last step is
@@ -95,20 +132,24 @@ class TrainConfig:
     model: str = "smollm2"
     server: str = "banking"
     tasks: str = ""
-    n_tasks: int = 160
+    n_tasks: int = 300
     max_chain: int = 2
     output_dir: str = "runs/train"
     eval_tasks: int = 32
     per_device_eval_batch_size: int = 16
-    sft_steps: int = 16
+    sft_steps: int = 22
     sft_batch: int = 8
-    sft_per_turn: bool = True
-    grpo_steps: int = 4
+    sft_per_turn: bool = False
+    sft_decision_weight: float = 1.0
+    sft_recovery: float = 0.0
+    per_device_train_batch_size: int = 1
+    grpo_steps: int = 3
     num_generations: int = 6
     fork_starts: float = 0.5
     max_completion_length: int = 96
+    max_answer_tokens: int = 32
     temperature: float = 0.8
-    max_episode_steps: int = 4
+    max_episode_steps: int = 3
     learning_rate: float = 7e-4
     grpo_learning_rate: float = 2e-4
     epsilon: float = 0.2
@@ -118,8 +159,10 @@ class TrainConfig:
     lora_targets: list[str] = field(
         default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
     )
-    reward: str = "prove"
+    reward: str = "grounded"
     distractor_tools: int = 3
+    skip_variants: list[str] = field(default_factory=lambda: ["missing_param"])
+    prompt_format: str = "auto"
     report_to: list[str] = field(default_factory=list)
     save_steps: int = 10
     seed: int = 0
@@ -140,6 +183,8 @@ class TrainConfig:
             "n_tasks",
             "max_chain",
             "per_device_eval_batch_size",
+            "per_device_train_batch_size",
+            "max_answer_tokens",
         ):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
@@ -151,10 +196,16 @@ class TrainConfig:
             raise ConfigError(f"learning_rate must be in (0, 1), got {self.learning_rate}")
         if not 0 <= self.grpo_learning_rate < 1:
             raise ConfigError(f"grpo_learning_rate must be in [0, 1), got {self.grpo_learning_rate}")
+        if self.sft_decision_weight < 0:
+            raise ConfigError(f"sft_decision_weight must be >= 0, got {self.sft_decision_weight}")
+        if not 0 <= self.sft_recovery <= 1:
+            raise ConfigError(f"sft_recovery must be in [0, 1], got {self.sft_recovery}")
         if not 0 <= self.fork_starts <= 1:
             raise ConfigError(f"fork_starts must be in [0, 1], got {self.fork_starts}")
-        if self.reward not in ("prove", "mua_rl"):
-            raise ConfigError(f"reward must be 'prove' or 'mua_rl', got {self.reward!r}")
+        if self.prompt_format not in ("auto", "chat_template", "compact"):
+            raise ConfigError(f"prompt_format must be 'auto', 'chat_template' or 'compact', got {self.prompt_format!r}")
+        if self.reward not in REWARDS:
+            raise ConfigError(f"reward must be one of {', '.join(REWARDS)}, got {self.reward!r}")
 
     @classmethod
     def from_toml(cls, path: str | Path) -> TrainConfig:
@@ -202,25 +253,77 @@ def _load_tasks(config: TrainConfig) -> list[Any]:
     ).tasks
 
 
+def _stratum(task: Any) -> tuple[str, int]:
+    return (str(task.variant or "complete"), len(task.reference_calls))
+
+
+def held_out_split(tasks: Sequence[Any], n: int) -> tuple[list[Any], list[Any]]:
+    """The train tasks and ``n`` held-out tasks, the held-out ones stratified by variant and chain length.
+
+    Held-out tasks come from the ``test`` split (templates and entities the train split does not
+    use). Each (variant, chain length) stratum gets a share of the ``n`` places in proportion to
+    its size, at least one while places last (so a rare variant, e.g. irrelevant requests, is
+    evaluated), the rest by largest remainder; within a stratum, tasks keep their file order.
+    A task set without a test split trains on everything and holds nothing out.
+
+    Returns:
+        ``(train, held_out)``.
+    """
+    train = [t for t in tasks if t.split == "train"] or list(tasks)
+    test = [t for t in tasks if t.split == "test"]
+    if n >= len(test):
+        return train, test
+    strata: dict[tuple[str, int], list[Any]] = {}
+    for task in test:
+        strata.setdefault(_stratum(task), []).append(task)
+    keys = sorted(strata, key=lambda k: (-len(strata[k]), k))
+    quota = dict.fromkeys(keys, 0)
+    for key in keys[:n]:  # at least one each, the largest strata first
+        quota[key] = 1
+    left = n - sum(quota.values())
+    if left > 0:
+        exact = {k: n * len(strata[k]) / len(test) for k in keys}
+        while left > 0:  # the stratum furthest below its proportional share gets the next place
+            key = max(
+                (k for k in keys if quota[k] < len(strata[k])), key=lambda k: (exact[k] - quota[k], -keys.index(k))
+            )
+            quota[key] += 1
+            left -= 1
+    chosen = {id(t) for k in keys for t in strata[k][: quota[k]]}
+    return train, [t for t in test if id(t) in chosen]
+
+
 def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
     """Run (or resume) a training run, with held-out evaluations before and after.
 
-    Checkpoints live in ``output_dir/checkpoint``; metrics in ``output_dir/metrics.jsonl``;
-    the evaluations in ``output_dir/eval_before.json`` and ``eval_after.json``; the plot in
-    ``output_dir/training.png``.
+    The run folder (``output_dir``) gets ``config.json``, the tasks trained and evaluated on
+    (``train.jsonl``, ``test.jsonl``), ``metrics.jsonl``, ``eval_before.json``,
+    ``eval_after.json``, ``summary.json`` (the tables below, timings, peak memory),
+    ``training.png`` and ``checkpoint/`` (adapter, optimizer, step, RNG).
 
     Returns:
-        ``{"last": last metrics row, "before": ..., "after": ...}`` (evaluation summaries, or
-        None when ``eval_tasks`` is 0).
+        ``{"last": last metrics row, "before": ..., "after": ..., "timings": {phase: seconds},
+        "peak_rss_gb": ...}``; ``before``/``after`` are evaluation summaries, or None when
+        ``eval_tasks`` is 0.
     """
     import gymnasium as gym
     import torch
     from peft import LoraConfig, set_peft_model_state_dict
 
     from gym_mcp import env_id
-    from gym_mcp.rewards import CompositeReward
-    from gym_mcp.train.data import encode_conversation, pad_batch, reference_conversation
+    from gym_mcp.policies.prompt import prompt_format
+    from gym_mcp.tasks import save_tasks
+    from gym_mcp.train.data import encode_conversation, pad_batch, recovery_conversation, reference_conversation
     from gym_mcp.train.grpo import grpo_step, load_lora_model, rollout_group, sft_step
+
+    timings: dict[str, float] = {}
+    clock = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        timings[name] = round(timings.get(name, 0.0) + now - clock, 2)
+        clock = now
 
     out = Path(config.output_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -239,6 +342,7 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
         accelerator.init_trackers("gym-mcp", config={k: str(v) for k, v in asdict(config).items()})
     lora = LoraConfig(r=config.lora_r, lora_alpha=config.lora_alpha, target_modules=list(config.lora_targets))
     model, tokenizer = load_lora_model(config.model, lora)
+    fmt = prompt_format(tokenizer, config.prompt_format)
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=config.learning_rate)
     model, optimizer = accelerator.prepare(model, optimizer)
     backward = accelerator.backward
@@ -256,25 +360,38 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
         rng.setstate(state["rng"])
         torch.set_rng_state(state["torch_rng"])
         step = int(state["step"])
-    reward = CompositeReward.prove() if config.reward == "prove" else CompositeReward.mua_rl()
-    all_tasks = _load_tasks(config)
-    tasks = [t for t in all_tasks if t.split == "train"] or all_tasks
-    held_out = [t for t in all_tasks if t.split == "test"][: config.eval_tasks]
+    lap("model load (conversion included)")
+    reward = _reward(config.reward)
+    usable = [t for t in _load_tasks(config) if (t.variant or "complete") not in config.skip_variants]
+    tasks, held_out = held_out_split(usable, config.eval_tasks)
+    main = accelerator.is_main_process
+    if main:
+        save_tasks(tasks, out / "train.jsonl")
+        save_tasks(held_out, out / "test.jsonl")
+    lap("synthesis" if not config.tasks else "tasks")
 
     def make_env() -> Any:
         return gym.make(env_id(config.server), max_steps=config.max_episode_steps, reward=reward)
 
     env = make_env()
     distractors = None if config.distractor_tools < 0 else config.distractor_tools
-    main = accelerator.is_main_process
     evaluate = held_out if main else []
     before = _evaluation(
-        out / "eval_before.json", "base model", policy, tokenizer, make_env, evaluate, config, progress
+        out / "eval_before.json", "base model", policy, tokenizer, fmt, make_env, evaluate, config, progress, cache=True
     )
+    lap("evaluation before")
     examples = []
     for task in tasks:
         messages, tools = reference_conversation(env, task, distractors)
-        examples.append(encode_conversation(tokenizer, messages, tools, task.id))
+        examples.append(encode_conversation(tokenizer, messages, tools, task.id, fmt=fmt))
+    picker = random.Random(config.seed + 7)
+    for task in tasks:
+        if config.sft_recovery and picker.random() < config.sft_recovery:
+            recovery = recovery_conversation(env, task, distractors, seed=config.seed)
+            if recovery is not None:
+                messages, tools, bad = recovery
+                examples.append(encode_conversation(tokenizer, messages, tools, task.id, fmt=fmt, masked=[bad]))
+    lap("SFT")
     metrics_path = out / "metrics.jsonl"
     last: dict[str, Any] = {}
     total = config.sft_steps + config.grpo_steps
@@ -285,7 +402,16 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
             if step < config.sft_steps:
                 batch = rng.sample(examples, k=min(config.sft_batch, len(examples)))
                 ids, labels = pad_batch(batch, tokenizer.eos_token_id or 0, accelerator.device)
-                loss = sft_step(model, optimizer, ids, labels, per_turn=config.sft_per_turn, backward=backward)
+                loss = sft_step(
+                    model,
+                    optimizer,
+                    ids,
+                    labels,
+                    per_turn=config.sft_per_turn,
+                    backward=backward,
+                    micro_batch=config.per_device_train_batch_size,
+                    decision_weight=config.sft_decision_weight,
+                )
                 last = {"phase": "sft", "step": step + 1, "loss": round(loss, 5), "tokens": int(ids.numel())}
             else:
                 if config.grpo_learning_rate:
@@ -305,6 +431,8 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
                     temperature=config.temperature,
                     seed=rng.randrange(2**31),
                     distractors=distractors,
+                    answer_tokens=config.max_answer_tokens,
+                    fmt=fmt,
                 )
                 stats = grpo_step(
                     model,
@@ -315,6 +443,8 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
                     kl_coef=config.beta,
                     temperature=config.temperature,
                     backward=backward,
+                    micro_batch=config.per_device_train_batch_size,
+                    fmt=fmt,
                 )
                 n = len(rollouts)
                 last = {
@@ -325,6 +455,7 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
                     "loss": round(stats["loss"], 5),
                     "kl": round(stats["kl"], 5),
                     "reward_mean": round(sum(stats["rewards"]) / n, 4),
+                    "reward_spread": round(max(stats["rewards"]) - min(stats["rewards"]), 4),
                     "success": round(sum(float(r.terms.get("success", 0)) for r in rollouts) / n, 4),
                     "calls": round(sum(float(r.terms.get("n_calls", 0)) for r in rollouts) / n, 3),
                     "zero_spread": stats["zero_spread"],
@@ -340,16 +471,72 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
                 bar.update(step, **_step_status(last))
             if main and (step % config.save_steps == 0 or step == total):
                 _checkpoint(policy, optimizer, rng, step, ckpt)
+            lap("SFT" if last["phase"] == "sft" else "GRPO")
     finally:
         env.close()
         if bar is not None:
             bar.close()
     after = _evaluation(
-        out / "eval_after.json", "trained model", policy, tokenizer, make_env, evaluate, config, progress
+        out / "eval_after.json", "trained model", policy, tokenizer, fmt, make_env, evaluate, config, progress
     )
+    lap("evaluation after")
+    result = {"last": last, "before": before, "after": after, "timings": timings, "peak_rss_gb": peak_rss_gb()}
     if main:
         _plot(metrics_path, out / "training.png", before, after)
-    return {"last": last, "before": before, "after": after}
+        summary = {
+            "timings": timings,
+            "peak_rss_gb": result["peak_rss_gb"],
+            "table": summary_table(before, after),
+            "breakdown": breakdown_table(before, after),
+        }
+        (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    return result
+
+
+def _reward(name: str) -> Any:
+    from gym_mcp.rewards import CompositeReward
+
+    if name == "grounded":
+        return CompositeReward.grounded()
+    return CompositeReward.prove() if name == "prove" else CompositeReward.mua_rl()
+
+
+def peak_rss_gb() -> float:
+    """This process's peak resident memory so far, in GB (children excluded)."""
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux, bytes on macOS
+    return round(peak / (1e9 if sys.platform == "darwin" else 1e6), 2)
+
+
+def timing_table(timings: dict[str, float], peak_rss: float | None = None) -> str:
+    """Where the run's time went, as Markdown (and the peak memory)."""
+    total = sum(timings.values())
+    lines = ["| phase | seconds | share |", "|---|---|---|"]
+    lines += [f"| {name} | {sec:.0f} | {100 * sec / max(total, 1e-9):.0f}% |" for name, sec in timings.items()]
+    lines.append(f"| total | {total:.0f} | 100% |")
+    if peak_rss is not None:
+        lines.append(f"peak RSS: {peak_rss:.2f} GB")
+    return "\n".join(lines)
+
+
+def breakdown_table(before: dict[str, Any] | None, after: dict[str, Any] | None) -> str:
+    """Held-out success before and after, by chain length and by variant, as Markdown."""
+    if not before or not after:
+        return ""
+    lines = ["| group | tasks | base solved | trained solved |", "|---|---|---|---|"]
+    for title, key in (
+        ("calls", lambda e: f"{e['reference_calls']}-call"),
+        ("variant", lambda e: e.get("variant") or "complete"),
+    ):
+        groups: dict[str, list[tuple[float, float]]] = {}
+        for b, a in zip(before["episodes"], after["episodes"], strict=True):
+            groups.setdefault(key(a), []).append((b["success"], a["success"]))
+        for name in sorted(groups):
+            rows = groups[name]
+            base, trained = sum(r[0] for r in rows), sum(r[1] for r in rows)
+            lines.append(f"| {title}: {name} | {len(rows)} | {base:.0f} | {trained:.0f} |")
+    return "\n".join(lines)
 
 
 def summary_table(before: dict[str, Any] | None, after: dict[str, Any] | None) -> str:
@@ -387,12 +574,21 @@ def _evaluation(
     label: str,
     model: Any,
     tokenizer: Any,
+    fmt: Any,
     make_env: Any,
     tasks: list[Any],
     config: TrainConfig,
     progress: bool,
+    *,
+    cache: bool = False,
 ) -> dict[str, Any] | None:
-    """Evaluate on the held-out tasks once (a resumed run reuses the saved result)."""
+    """Evaluate on the held-out tasks once (a resumed run reuses the saved result).
+
+    With ``cache`` (the base model: fresh adapters change nothing, and evaluation is greedy),
+    the result is also kept under ``$GYM_MCP_HOME/cache/evals`` keyed by the model's files, the
+    prompt format, the tasks and the generation settings, and a later run with the same key
+    reuses it instead of playing the episodes again.
+    """
     from gym_mcp.train.evaluation import evaluate_model
 
     if not tasks:
@@ -400,6 +596,13 @@ def _evaluation(
     if path.exists():
         saved: dict[str, Any] = json.loads(path.read_text())
         return saved
+    cached = _eval_cache_path(config, fmt, tasks) if cache else None
+    if cached is not None and cached.is_file():
+        summary = json.loads(cached.read_text())
+        summary["cached"] = True
+        print(f"{label}: evaluation reused from {cached}", file=sys.stderr)
+        path.write_text(json.dumps(summary, indent=1))
+        return dict(summary)
     result = evaluate_model(
         model,
         tokenizer,
@@ -409,10 +612,48 @@ def _evaluation(
         max_new_tokens=config.max_completion_length,
         distractors=None if config.distractor_tools < 0 else config.distractor_tools,
         progress=f"evaluating the {label} on {len(tasks)} held-out tasks" if progress else None,
+        answer_tokens=config.max_answer_tokens,
+        fmt=fmt,
     )
     summary = asdict(result)
     path.write_text(json.dumps(summary, indent=1))
+    if cached is not None:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(".tmp")
+        tmp.write_text(json.dumps(summary))
+        tmp.replace(cached)
     return summary
+
+
+def _eval_cache_path(config: TrainConfig, fmt: Any, tasks: Sequence[Any]) -> Path:
+    """Where the base model's evaluation on ``tasks`` is cached (a hash of everything it depends on)."""
+    import hashlib
+
+    import gym_mcp
+    from gym_mcp.policies.models import models_dir, resolve_model
+
+    folder = Path(resolve_model(config.model))
+    files = sorted(folder.glob("*")) if folder.is_dir() else []
+    probe_tool = {"type": "function", "function": {"name": "probe", "parameters": {"type": "object"}}}
+    key = {
+        "model": str(config.model),
+        "files": [(f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in files if f.is_file()],
+        "prompt": [fmt.name, fmt.prompt([{"role": "user", "content": "probe"}], [probe_tool])],
+        "tasks": [t.model_dump(mode="json") for t in tasks],
+        "settings": [
+            config.server,
+            config.max_completion_length,
+            config.max_answer_tokens,
+            config.max_episode_steps,
+            config.distractor_tools,
+            config.per_device_eval_batch_size,
+            config.reward,
+            config.lora_targets,
+        ],
+        "version": gym_mcp.__version__,
+    }
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()[:24]
+    return models_dir().parent / "evals" / f"{digest}.json"
 
 
 def _checkpoint(model: Any, optimizer: Any, rng: random.Random, step: int, ckpt: Path) -> None:

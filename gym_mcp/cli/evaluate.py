@@ -8,9 +8,10 @@ from typing import Any
 from gym_mcp.cli.args import positive
 from gym_mcp.errors import ConfigError
 
-__all__ = ["BFCL_SUITE", "register"]
+__all__ = ["BFCL_SUITE", "REWARDS", "register"]
 
 BFCL_SUITE = "bfcl-multi-turn"
+REWARDS = ("state", "prove", "mua_rl", "grounded")
 
 
 def register(sub: Any) -> None:
@@ -46,9 +47,10 @@ def register(sub: Any) -> None:
     ev.add_argument("--transport", choices=["inprocess", "stdio", "http"], default=None, help="for bundled envs")
     ev.add_argument(
         "--reward",
-        choices=["state", "prove", "mua_rl"],
+        choices=list(REWARDS),
         default="prove",
-        help="episode reward: final-state match, PROVE's composite (default) or MUA-RL's binary success",
+        help="episode reward: final-state match, PROVE's composite (default), MUA-RL's binary success, or "
+        "grounded (success picks the band, [0.5, 1] or [0, 0.45], PROVE's terms shape it)",
     )
     ev.add_argument("-o", "--output", default="runs/eval", help="output folder (results.json/.md/.png)")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -67,7 +69,7 @@ def _check_args(args: argparse.Namespace) -> None:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from gym_mcp.evaluation import EvalConfig, evaluate, write_report
+    from gym_mcp.evaluation import EvalConfig, evaluate, unscorable_note, write_report
     from gym_mcp.policies import OpenAIPolicy, make_policy
     from gym_mcp.progress import progress_bar
 
@@ -93,19 +95,33 @@ def _eval(args: argparse.Namespace) -> int:
         max_steps = args.max_steps or 20
         env_kwargs = {"transport": args.transport} if args.transport else {}
         if args.reward != "state":
-            env_kwargs["reward"] = CompositeReward.prove() if args.reward == "prove" else CompositeReward.mua_rl()
+            env_kwargs["reward"] = {
+                "prove": CompositeReward.prove,
+                "mua_rl": CompositeReward.mua_rl,
+                "grounded": CompositeReward.grounded,
+            }[args.reward]()
     config = EvalConfig(k=args.k, concurrency=args.concurrency, seed=args.seed, max_steps=max_steps)
     progress = None if args.quiet else progress_bar("evaluating", "episodes")
     result = evaluate(runs, policies, config, env_kwargs=env_kwargs, progress=progress)
     files = write_report(result, args.output, config)
+    notes: dict[str, str] = {}
     for policy, envs in result.metrics.items():
         for env_id, m in envs.items():
             print(
-                f"{policy:<12} {env_id:<24} success {m['success_rate']:.1%}  pass^{args.k} "
-                f"{m['pass^k'][str(args.k)]:.1%}  mean reward {m['mean_reward']:.3f}"
+                f"{policy:<12} {env_id:<24} success {_percent(m['success_rate'])}  pass^{args.k} "
+                f"{_percent(m['pass^k'][str(args.k)])}  mean reward {m['mean_reward']:.3f}"
             )
             if args.suite:
                 for variant, b in m["by_variant"].items():
-                    print(f"{'':<12} {variant:<24} success {b['success_rate']:.1%}  ({b['episodes']} entries)")
+                    print(f"{'':<12} {variant:<24} success {_percent(b['success_rate'])}  ({b['episodes']} entries)")
+            note = unscorable_note(env_id, m)
+            if note:
+                notes.setdefault(env_id, note)
+    for note in notes.values():
+        print(note)
     print("wrote " + ", ".join(str(f) for f in files))
     return 0
+
+
+def _percent(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1%}"

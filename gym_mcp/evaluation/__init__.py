@@ -1,12 +1,13 @@
 """Evaluation: any policy on any environment and task set, scored like agent benchmarks.
 
 - `harness`: `evaluate` (success, pass^k, reward terms, breakdowns), `EvalConfig`, `EvalResult`;
-- `report`: ``results.json``, a Markdown table and a PNG (`write_report`).
+- `report`: ``results.json``, a Markdown table and a PNG (`write_report`), and the note for
+  task sets that cannot be judged on state (`unscorable_note`).
 """
 
 from __future__ import annotations
 
 from gym_mcp.evaluation.harness import EvalConfig, EvalResult, evaluate, pass_hat_k
-from gym_mcp.evaluation.report import markdown, write_report
+from gym_mcp.evaluation.report import markdown, unscorable_note, write_report
 
-__all__ = ["EvalConfig", "EvalResult", "evaluate", "markdown", "pass_hat_k", "write_report"]
+__all__ = ["EvalConfig", "EvalResult", "evaluate", "markdown", "pass_hat_k", "unscorable_note", "write_report"]

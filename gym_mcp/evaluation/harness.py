@@ -7,6 +7,16 @@ reward term, calls per solved task, excess-call rate against the adaptive budget
 and tool-error rates, and breakdowns per server and per difficulty. `write_report` saves the
 episodes and metrics as JSON, a Markdown table and a PNG. Same seed and a deterministic policy:
 identical files.
+
+Success and reward are kept apart. Success is the task's verifier (the final state's
+fingerprint against the expected one, plus the answer and abstention where they apply); the
+reward is whatever the environment's reward function pays. A task with no expected fingerprint
+and no reference calls to replay for one cannot be judged on state: its episodes are
+*unscorable* (``"success": None``), counted in the metrics' ``unscorable``, and left out of the
+success rate and pass^k (which are None when no task is scorable). A task with reference calls
+but no fingerprint is scored against the state its reference calls produce (the environment
+replays them), counted in ``replayed_fingerprints``. Benchmarks with their own checker (BFCL)
+are always scorable.
 """
 
 from __future__ import annotations
@@ -56,8 +66,14 @@ class EvalResult:
     """Episodes and metrics of one evaluation.
 
     Attributes:
-        episodes: One record per (env, policy, task, trial), in that order.
-        metrics: ``{policy: {env: metrics}}``.
+        episodes: One record per (env, policy, task, trial), in that order. ``success`` is the
+            task's verifier (None when it cannot be judged: ``scorable`` is False), ``reward``
+            the environment's reward, ``terms`` every reward term.
+        metrics: ``{policy: {env: metrics}}``: ``success_rate`` and ``pass^k`` over the
+            scorable episodes and tasks (None when none is), ``unscorable`` (tasks that cannot
+            be judged on state), ``scored_episodes``, ``replayed_fingerprints`` (tasks scored
+            against the state their reference calls produce), ``mean_reward``, ``mean_terms``
+            and the rest (see the module docstring).
     """
 
     episodes: list[dict[str, Any]]
@@ -96,6 +112,7 @@ def _play(
             reward = float(r)
         core = env.unwrapped.core  # type: ignore[attr-defined]
         terms = dict(info.get("reward_terms", {}))
+        scorable = _scorable(info)
         return {
             "env": env_id,
             "policy": policy.name,
@@ -106,7 +123,9 @@ def _play(
             "variant": task.variant,
             "split": task.split,
             "reward": reward,
-            "success": bool(terms.get("success", info.get("state_match", False))),
+            "success": bool(terms.get("success", info.get("state_match", False))) if scorable else None,
+            "scorable": scorable,
+            "replayed_fingerprint": scorable and _judged_on_state(info) and task.expected_fingerprint is None,
             "terms": terms,
             "steps": info["step"],
             "num_calls": sum(1 for c in core.calls if c.name),
@@ -124,14 +143,36 @@ def _play(
         env.close()
 
 
+def _judged_on_state(info: Mapping[str, Any]) -> bool:
+    """The environment judges success on the final state (MCP environments report its fingerprint)."""
+    return "final_fingerprint" in info
+
+
+def _scorable(info: Mapping[str, Any]) -> bool:
+    """Success can be judged: by state against an expected fingerprint, or by the environment's own checker.
+
+    An MCP environment reports ``state_match`` only when the task has an expected fingerprint
+    (its own, or the one its reference calls produce); BFCL's environment scores with BFCL's
+    checker and reports no fingerprint.
+    """
+    return not _judged_on_state(info) or "state_match" in info
+
+
+def _rate(hits: int, n: int) -> float | None:
+    return round(hits / n, 4) if n else None
+
+
 def _metrics(episodes: Sequence[Mapping[str, Any]], k: int) -> dict[str, Any]:
     if not episodes:
         return {}
     n = len(episodes)
-    solved = [e for e in episodes if e["success"]]
+    scored = [e for e in episodes if e.get("scorable", True)]
+    solved = [e for e in scored if e["success"]]
     by_task: dict[str, list[bool]] = defaultdict(list)
-    for e in episodes:
-        by_task[e["task_id"]].append(e["success"])
+    for e in scored:
+        by_task[e["task_id"]].append(bool(e["success"]))
+    unscorable = {e["task_id"] for e in episodes if not e.get("scorable", True)}
+    replayed = {e["task_id"] for e in episodes if e.get("replayed_fingerprint")}
     term_names = sorted({t for e in episodes for t, v in e["terms"].items() if isinstance(v, int | float)})
     attempted = sum(e["num_calls"] for e in episodes)
     executed = sum(e["executed_calls"] for e in episodes)
@@ -140,21 +181,28 @@ def _metrics(episodes: Sequence[Mapping[str, Any]], k: int) -> dict[str, Any]:
         groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
         for e in episodes:
             groups[str(e[key])].append(e)
-        return {
-            g: {
+        out = {}
+        for g, es in sorted(groups.items()):
+            judged = [e for e in es if e.get("scorable", True)]
+            out[g] = {
                 "episodes": len(es),
-                "success_rate": round(sum(e["success"] for e in es) / len(es), 4),
+                "success_rate": _rate(sum(bool(e["success"]) for e in judged), len(judged)),
                 "mean_reward": round(sum(e["reward"] for e in es) / len(es), 4),
             }
-            for g, es in sorted(groups.items())
-        }
+        return out
 
     return {
         "episodes": n,
-        "tasks": len(by_task),
-        "success_rate": round(len(solved) / n, 4),
+        "tasks": len({e["task_id"] for e in episodes}),
+        # success is judged only where it can be: over the scorable episodes (None when there are none)
+        "unscorable": len(unscorable),
+        "scored_episodes": len(scored),
+        "replayed_fingerprints": len(replayed),
+        "success_rate": _rate(len(solved), len(scored)),
         "pass^k": {
             str(j): round(sum(pass_hat_k(sum(v), len(v), j) for v in by_task.values()) / len(by_task), 4)
+            if by_task
+            else None
             for j in range(1, k + 1)
         },
         "mean_reward": round(sum(e["reward"] for e in episodes) / n, 4),

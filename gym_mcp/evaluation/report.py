@@ -6,13 +6,42 @@ import json
 import math
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from gym_mcp.evaluation.harness import EvalConfig, EvalResult
 
-__all__ = ["markdown", "write_report"]
+__all__ = ["markdown", "unscorable_note", "write_report"]
+
+
+def unscorable_note(env_id: str, metrics: Mapping[str, Any]) -> str | None:
+    """One line saying that some (or all) tasks of a run cannot be judged on state, or None.
+
+    Args:
+        env_id: The environment the tasks ran on.
+        metrics: That run's metrics (one policy's, from `EvalResult.metrics`).
+
+    Returns:
+        The note, or None when every task could be scored.
+    """
+    unscorable = int(metrics.get("unscorable") or 0)
+    if not unscorable:
+        return None
+    tasks = int(metrics["tasks"])
+    if unscorable == tasks:
+        scope = "so success cannot be judged on state"
+    else:
+        scope = f"so success cannot be judged on state for them and is over the other {tasks - unscorable} tasks"
+    return (
+        f"note: {unscorable} of {tasks} tasks on {env_id} have no expected_fingerprint and no reference calls "
+        f"to replay for one, {scope}; give them reference calls (the environment replays them to record the "
+        "fingerprint) or make tasks with `gym-mcp synth` (mean reward is the reward function's, not success)"
+    )
+
+
+def _percent(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1%}"
 
 
 def write_report(result: EvalResult, out_dir: str | os.PathLike[str], config: EvalConfig) -> list[Path]:
@@ -46,16 +75,22 @@ def markdown(result: EvalResult, config: EvalConfig) -> str:
         "| tool errors |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
+    notes: dict[str, str] = {}
     for policy, envs in result.metrics.items():
         for env_id, m in envs.items():
             passk = m["pass^k"][str(config.k)]
             per_solved = m["calls_per_solved_task"] if m["calls_per_solved_task"] is not None else "-"
             excess = m["excess_call_rate"] if m["excess_call_rate"] is not None else "-"
             lines.append(
-                f"| {policy} | {env_id} | {m['episodes']} | {m['success_rate']:.1%} | {passk:.1%} "
+                f"| {policy} | {env_id} | {m['episodes']} | {_percent(m['success_rate'])} | {_percent(passk)} "
                 f"| {m['mean_reward']:.3f} | {per_solved} | {excess} "
                 f"| {m['invalid_call_rate']:.1%} | {m['tool_error_rate']:.1%} |"
             )
+            note = unscorable_note(env_id, m)
+            if note:
+                notes.setdefault(env_id, note)
+    if notes:
+        lines += ["", *(f"> {note}" for note in notes.values())]
     lines += _breakdown(result, "by_difficulty", "By difficulty", "difficulty")
     if any(len(m["by_variant"]) > 1 for envs in result.metrics.values() for m in envs.values()):
         lines += _breakdown(result, "by_variant", "By variant (category)", "variant")
@@ -80,7 +115,7 @@ def _breakdown(result: EvalResult, key: str, title: str, label: str) -> list[str
         for env_id, m in envs.items():
             for group, b in m[key].items():
                 lines.append(
-                    f"| {policy} | {env_id} | {group} | {b['episodes']} | {b['success_rate']:.1%} "
+                    f"| {policy} | {env_id} | {group} | {b['episodes']} | {_percent(b['success_rate'])} "
                     f"| {b['mean_reward']:.3f} |"
                 )
     return lines
@@ -98,7 +133,7 @@ def _plot(result: EvalResult, path: Path) -> Path | None:
     for policy, envs in result.metrics.items():
         for env_id, m in envs.items():
             labels.append(f"{policy}\n{env_id.split('/')[-1]}")
-            success.append(m["success_rate"])
+            success.append(math.nan if m["success_rate"] is None else m["success_rate"])  # no bar: unscorable
             reward.append(m["mean_reward"])
     fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(labels)), 4))
     xs = range(len(labels))

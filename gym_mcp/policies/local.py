@@ -1,10 +1,11 @@
 """A local transformers model (plus an optional PEFT adapter) as a policy and as a chat server.
 
 Needs the ``[train]`` extra (torch, transformers, peft). Models come from a local path only
-(nothing is downloaded). Prompts are rendered by gym-mcp itself, compactly and the same way for
-every model (many small models' chat templates cannot render tools): a system block with one
-line per tool, then the conversation with ``<|user|>``/``<|assistant|>``/``<|tool|>`` markers;
-the model calls tools as Hermes ``<tool_call>{json}</tool_call>``.
+(nothing is downloaded). Prompts are rendered in the format training used
+(`gym_mcp.policies.prompt.prompt_format`): the model's own chat template when it renders tools
+(Qwen2.5/Qwen3, Llama 3.x), otherwise gym-mcp's compact prompt (a system block with one line per
+tool, then the conversation with ``<|user|>``/``<|assistant|>``/``<|tool|>`` markers); the model
+calls tools as Hermes ``<tool_call>{json}</tool_call>`` (or its template's JSON).
 
 - `LocalModel`: load, render, generate (stops after a call, at a new turn, or at the end-of-text token).
 - `LocalModelPolicy`: a `Policy` over it.
@@ -25,7 +26,8 @@ from typing import Any
 from gym_mcp.actions.parsing import auto_parser
 from gym_mcp.errors import ConfigError, DependencyMissing
 from gym_mcp.policies.base import Policy
-from gym_mcp.policies.prompt import STOP_STRINGS, cut_reply, render_prompt
+from gym_mcp.policies.prompt import STOP_STRINGS, cut_reply
+from gym_mcp.policies.prompt import prompt_format as prompt_format_for
 
 __all__ = ["LocalModel", "LocalModelPolicy", "make_app", "serve_model"]
 
@@ -38,10 +40,18 @@ class LocalModel:
             or ``"smollm2"`` (the default model; see `gym_mcp.policies.models.resolve_model`).
         adapter: Folder with a PEFT adapter to apply.
         device: Torch device (default CPU).
+        prompt_format: ``"auto"``, ``"chat_template"`` or ``"compact"`` (see
+            `gym_mcp.policies.prompt.prompt_format`); use the one the adapter was trained with
+            (``"auto"`` picks the same as training's default).
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], *, adapter: str | os.PathLike[str] | None = None, device: str = "cpu"
+        self,
+        path: str | os.PathLike[str],
+        *,
+        adapter: str | os.PathLike[str] | None = None,
+        device: str = "cpu",
+        prompt_format: str = "auto",
     ) -> None:
         try:
             import torch
@@ -57,6 +67,7 @@ class LocalModel:
             raise ConfigError(f"model folder {folder} does not exist (models are loaded from local paths only)")
         self.torch = torch
         self.tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+        self.format = prompt_format_for(self.tokenizer, prompt_format)
         model: Any = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True)
         if adapter is not None:
             from peft import PeftModel
@@ -96,7 +107,7 @@ class LocalModel:
         self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] = (), **sampling: Any
     ) -> str:
         """The model's reply to a conversation (text, possibly with ``<tool_call>`` blocks)."""
-        return self.generate(render_prompt(messages, tools), **sampling)
+        return self.generate(self.format.prompt(messages, tools), **sampling)
 
 
 class LocalModelPolicy(Policy):

@@ -13,9 +13,13 @@ each a small pure function of the episode (no judge model):
   `efficiency`: PROVE's process terms (see ``shared/PAPERS.md``).
 
 `CompositeReward` combines them with weights: `CompositeReward.prove` is PROVE's weighted
-sum, `CompositeReward.mua_rl` MUA-RL's binary success. Its `CompositeReward.terms` (or
-`all_terms` for any other reward function) lists every term, and the environment puts them in
-``info["reward_terms"]`` at the end of an episode.
+sum, `CompositeReward.mua_rl` MUA-RL's binary success, and `CompositeReward.grounded` the
+training reward grounded in the live state: `success` (the task's verifier) picks a band,
+``[0.5, 1]`` for a pass and ``[0, 0.45]`` for a failure, and PROVE's composite places the
+episode inside it, so no failing episode ever outscores a passing one while waste and near
+misses are still ranked. PROVE's sum alone pays up to 1.0 for a run that ends in the wrong
+state. Its `CompositeReward.terms` (or `all_terms` for any other reward function) lists every
+term, and the environment puts them in ``info["reward_terms"]`` at the end of an episode.
 
 Modules: `episode` (what reward functions see), `outcome` (final state and answer), `prove`
 (PROVE's process terms and the adaptive efficiency term), `composite` (the weighted sums).

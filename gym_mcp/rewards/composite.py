@@ -1,4 +1,4 @@
-"""`CompositeReward`: the terms weighted together (PROVE's sum, MUA-RL's binary success)."""
+"""`CompositeReward`: the terms weighted together (PROVE's sum, MUA-RL's binary success, grounded)."""
 
 from __future__ import annotations
 
@@ -41,7 +41,14 @@ class CompositeReward:
     With ``abstain_on_irrelevant`` (the default), a task with no reference calls (an
     irrelevant request) scores the `abstention` term alone: 1.0 for no calls, 0.0 otherwise.
 
-    Use `CompositeReward.prove` for PROVE's reward and `CompositeReward.mua_rl` for MUA-RL's.
+    With ``gate``, the weighted sum (normalized, clamped to ``[0, 1]``; call it ``c``) only
+    shapes the reward inside a band that `success` picks: ``pass_floor + (1 - pass_floor) * c``
+    when the task's verifier passes, ``fail_ceiling * c`` when it fails. Since ``fail_ceiling <
+    pass_floor``, every failing episode scores strictly below every passing one, whatever its
+    process terms (see `CompositeReward.grounded`).
+
+    Use `CompositeReward.prove` for PROVE's reward, `CompositeReward.mua_rl` for MUA-RL's and
+    `CompositeReward.grounded` for the success-gated one.
 
     Attributes:
         validity_weight: Weight of `validity`.
@@ -54,6 +61,9 @@ class CompositeReward:
         efficiency_b: ``b`` of `efficiency`.
         normalize: Divide by the sum of the positive weights of the bounded terms.
         abstain_on_irrelevant: Score tasks without reference calls by `abstention` alone.
+        gate: Put the value in the band `success` picks (``success_weight`` must then be 0).
+        fail_ceiling: With ``gate``, the most a failing episode scores.
+        pass_floor: With ``gate``, the least a passing episode scores; above ``fail_ceiling``.
     """
 
     validity_weight: float = 0.5
@@ -66,6 +76,9 @@ class CompositeReward:
     efficiency_b: float = 0.5
     normalize: bool = False
     abstain_on_irrelevant: bool = True
+    gate: bool = False
+    fail_ceiling: float = 0.45
+    pass_floor: float = 0.5
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -74,6 +87,13 @@ class CompositeReward:
                 raise ConfigError(f"CompositeReward.{f.name} must be finite, got {value!r}")
         if self.efficiency_a < 0 or self.efficiency_b < 0:
             raise ConfigError("CompositeReward.efficiency_a and efficiency_b must be non-negative")
+        if not 0.0 <= self.fail_ceiling < self.pass_floor <= 1.0:
+            raise ConfigError(
+                "CompositeReward needs 0 <= fail_ceiling < pass_floor <= 1, "
+                f"got fail_ceiling={self.fail_ceiling!r}, pass_floor={self.pass_floor!r}"
+            )
+        if self.gate and self.success_weight != 0:
+            raise ConfigError("CompositeReward.success_weight must be 0 with gate=True (the gate weighs success)")
 
     @classmethod
     def prove(cls, *, normalize: bool = True) -> CompositeReward:
@@ -102,6 +122,38 @@ class CompositeReward:
         no_process_terms: dict[str, Any] = dict.fromkeys(PROCESS_WEIGHTS, 0.0)
         return cls(**no_process_terms, success_weight=1.0, abstain_on_irrelevant=False)
 
+    @classmethod
+    def grounded(cls, *, fail_ceiling: float = 0.45, pass_floor: float = 0.5) -> CompositeReward:
+        """A training reward grounded in the live state: success picks the band, PROVE shapes it.
+
+        Let ``c`` be PROVE's normalized composite (`CompositeReward.prove`: validity, coverage,
+        name precision, argument agreement and the adaptive efficiency penalty; abstention alone
+        on a request that needs no tool), clamped to ``[0, 1]``. The reward is
+        ``pass_floor + (1 - pass_floor) * c`` when `success` holds (the final state matches the
+        expected fingerprint, the final answer holds the expected values on read tasks, and
+        nothing was called on an irrelevant request), else ``fail_ceiling * c``.
+
+        The order guarantee: every failing episode scores in ``[0, fail_ceiling]`` and every
+        passing one in ``[pass_floor, 1]``, so no failure (a guessed value, a wrong id, a
+        dropped call, a call on an irrelevant request) ever outscores a success, however close
+        its calls are to the reference. Within each band the process terms still rank
+        episodes: the lean reference run scores 1.0, a success with calls past the adaptive
+        budget (or calls to tools the reference does not use) scores less but at least
+        ``pass_floor``, and a near miss scores more than doing nothing. With the defaults a
+        perfect failure scores 0.45 and the worst success 0.5.
+
+        Args:
+            fail_ceiling: The most a failing episode scores (``c = 1``).
+            pass_floor: The least a passing episode scores (``c = 0``); above ``fail_ceiling``.
+
+        Returns:
+            The composite reward (``gate=True``, ``normalize=True``, ``success_weight=0``).
+
+        Raises:
+            ConfigError: Unless ``0 <= fail_ceiling < pass_floor <= 1``.
+        """
+        return cls(normalize=True, gate=True, fail_ceiling=fail_ceiling, pass_floor=pass_floor)
+
     def _weighted(self) -> Sequence[tuple[float, str, bool]]:
         """``(weight, term name, bounded by 1)`` for each weighted term."""
         return (
@@ -121,11 +173,23 @@ class CompositeReward:
         top = sum(w for w, _, bounded in self._weighted() if bounded and w > 0)
         return top if top > 0 else 1.0
 
-    def _value(self, terms: Mapping[str, float], task: Task) -> float:
+    def _weighted_sum(self, terms: Mapping[str, float], task: Task) -> float:
+        """The weighted (and maybe normalized) sum of the terms, before any gate."""
         if self.abstain_on_irrelevant and not task.reference_calls:
             return terms["abstention"]
-        total = sum(w * terms[name] for w, name, _ in self._weighted() if w)
-        return total / self.scale
+        return sum(w * terms[name] for w, name, _ in self._weighted() if w) / self.scale
+
+    def _process(self, terms: Mapping[str, float], task: Task) -> float:
+        """``c``: the weighted sum clamped to ``[0, 1]``, which the gate scales into its band."""
+        return min(1.0, max(0.0, self._weighted_sum(terms, task)))
+
+    def _value(self, terms: Mapping[str, float], task: Task) -> float:
+        if not self.gate:
+            return self._weighted_sum(terms, task)
+        process = self._process(terms, task)
+        if terms["success"] == 1.0:
+            return self.pass_floor + (1.0 - self.pass_floor) * process
+        return self.fail_ceiling * process
 
     def __call__(self, episode: Episode) -> float:
         """The reward of a finished episode."""
@@ -142,6 +206,7 @@ class CompositeReward:
             expected answer), ``validity``, ``coverage``, ``name_precision``,
             ``argument_agreement``, ``abstention`` (only for tasks without reference calls),
             ``efficiency``, ``n_calls`` (attempted calls naming a tool) and ``budget`` (B).
+            With ``gate``, also ``process``: the clamped composite ``c`` the band is scaled by.
         """
         out: dict[str, float] = {
             "success": 1.0 if success(episode) else 0.0,
@@ -159,6 +224,8 @@ class CompositeReward:
         out["efficiency"] = efficiency(episode, self.efficiency_a, self.efficiency_b)
         out["n_calls"] = float(len(named_calls(episode)))
         out["budget"] = float(efficiency_budget(episode.task, self.efficiency_b))
+        if self.gate:
+            out["process"] = self._process(out, episode.task)
         return out
 
 

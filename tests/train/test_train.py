@@ -23,17 +23,10 @@ from gym_mcp.train.grpo import (  # noqa: E402
     sft_step,
     token_logprobs,
 )
+from tests.helpers import deposit_then_balance_task  # noqa: E402
 from tests.tiny_model import build_tiny_model  # noqa: E402
 
-TASK = gym_mcp.Task(
-    id="t",
-    server="banking",
-    instruction="Deposit $25 into ACC-1001, then show its balance.",
-    reference_calls=(
-        {"name": "deposit", "arguments": {"account_id": "ACC-1001", "amount": 25.0}},
-        {"name": "get_balance", "arguments": {"account_id": "ACC-1001"}},
-    ),
-)
+TASK = deposit_then_balance_task()
 
 
 @pytest.fixture(scope="module")
@@ -252,20 +245,24 @@ def test_cli_train_runs_sft_and_grpo_and_writes_metrics_and_plot(tiny: Path, tmp
 
     config = tmp_path / "train.toml"
     config.write_text(
-        f'model = "{tiny}"\nserver = "banking"\nn_tasks = 6\noutput_dir = "{tmp_path / "out"}"\n'
+        f'model = "{tiny}"\nserver = "banking"\nn_tasks = 14\noutput_dir = "{tmp_path / "out"}"\n'
         "sft_steps = 2\nsft_batch = 2\ngrpo_steps = 1\nnum_generations = 2\nmax_completion_length = 8\n"
         'max_episode_steps = 2\nlora_r = 4\nlora_alpha = 8\nlora_targets = ["q_proj", "v_proj"]\n'
         "learning_rate = 0.01\neval_tasks = 2\nper_device_eval_batch_size = 2\nfork_starts = 1.0\n"
     )
     env = {**os.environ, "GYM_MCP_HOME": str(tmp_path / "home")}
-    ran = subprocess.run(
-        [sys.executable, "-m", "gym_mcp.cli", "train", "--config", str(config)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-        timeout=300,
-    )
+
+    def cli_train(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "gym_mcp.cli", "train", "--config", str(config), *extra],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+            timeout=300,
+        )
+
+    ran = cli_train()
     assert ran.returncode == 0, ran.stderr
     rows = [json.loads(x) for x in (tmp_path / "out" / "metrics.jsonl").read_text().splitlines()]
     assert [r["phase"] for r in rows] == ["sft", "sft", "grpo"]
@@ -276,6 +273,24 @@ def test_cli_train_runs_sft_and_grpo_and_writes_metrics_and_plot(tiny: Path, tmp
     after = json.loads((tmp_path / "out" / "eval_after.json").read_text())
     assert len(before["episodes"]) == len(after["episodes"]) == 2
     assert "| base |" in ran.stdout and "| trained |" in ran.stdout and "success change" in ran.stdout
+    # the run folder keeps the tasks it trained and evaluated on, and says where the time went
+    out = tmp_path / "out"
+    held_out = [json.loads(x)["id"] for x in (out / "test.jsonl").read_text().splitlines()]
+    assert held_out == [e["task"] for e in after["episodes"]]
+    assert (out / "train.jsonl").read_text().strip()
+    summary = json.loads((out / "summary.json").read_text())
+    assert {"model load (conversion included)", "synthesis", "evaluation before", "SFT", "GRPO"} <= set(
+        summary["timings"]
+    )
+    assert 0 < summary["peak_rss_gb"] < 100
+    assert "| calls: " in summary["breakdown"] and "| variant: " in summary["breakdown"]
+    assert "time and memory" in ran.stdout and "peak RSS" in ran.stdout and "by chain length" in ran.stdout
+    # a second run on the same model, prompt and tasks reuses the base model's evaluation
+    again = cli_train("--output-dir", str(tmp_path / "b"))
+    assert again.returncode == 0, again.stderr
+    assert "evaluation reused from" in again.stderr
+    reused = json.loads((tmp_path / "b" / "eval_before.json").read_text())
+    assert reused["episodes"] == before["episodes"] and reused["cached"] is True
     bad = subprocess.run(
         [sys.executable, "-m", "gym_mcp.cli", "train", "--config", str(tmp_path / "nope.toml")],
         capture_output=True,

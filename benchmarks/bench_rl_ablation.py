@@ -1,0 +1,212 @@
+"""Does GRPO earn its place? SFT alone against SFT then GRPO, at equal wall time, over three seeds.
+
+The main job's recipe (`TrainConfig()` defaults: SmolLM2-135M, the synthesized banking tasks
+of seed 0, the same 32 stratified held-out tasks) is split where SFT ends. For each training
+seed:
+
+1. ``sft``: the main job's SFT steps (``sft_steps``); with ``--sft-eval`` a held-out evaluation too.
+2. ``sft+grpo``: resumed from that checkpoint, the main job's GRPO steps, then an evaluation.
+3. ``sft-only``: resumed from the same checkpoint, more SFT steps instead of GRPO, as many as
+   fit in the wall time the GRPO steps took (their time / the mean SFT step time of step 1),
+   then an evaluation.
+
+Both arms start from the same adapter, optimizer and RNG state, see the same tasks and are
+evaluated on the same held-out tasks (the base model's evaluation is shared through the
+evaluation cache). The seed changes SFT's batches, GRPO's task draws and sampling; the tasks
+stay those of the main job.
+
+Reported per arm: held-out success (mean and range over seeds), and for GRPO what its groups
+held: the share of groups without reward spread (no signal), the mean reward spread within a
+group, success inside the groups, and seconds per group. Target: SFT+GRPO >= SFT-only + 5
+points. Writes ``runs/bench/rl_ablation.json`` and ``rl_ablation.png``.
+
+Run: ``python benchmarks/bench_rl_ablation.py [--seeds 0 1 2] [--quick]`` (about 15 minutes a seed
+on two CPU cores with nothing else running; ``--quick`` is a smoke run with a tiny random model).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from _common import base_parser, finish, table, verdict
+
+ARMS = ("sft", "sft-only", "sft+grpo")
+COLORS = {"base": "#999999", "sft": "#4C72B0", "sft-only": "#8172B2", "sft+grpo": "#55A868"}
+RESULTS = ("eval_after.json", "summary.json", "training.png")
+
+
+def _metrics(folder: Path) -> list[dict[str, Any]]:
+    path = folder / "metrics.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+
+
+def _fork_run(source: Path, dest: Path) -> None:
+    """A copy of a finished run to resume from its checkpoint (its final evaluation left behind)."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(source, dest, ignore=shutil.ignore_patterns(*RESULTS))
+
+
+def run_seed(base: Any, seed: int, out: Path, *, sft_eval: bool = False) -> dict[str, Any]:
+    """The three runs of one seed; returns their held-out results and GRPO's group statistics."""
+    from gym_mcp.train.trainer import train
+
+    folder = out / f"seed{seed}"
+    sft = replace(base, seed=seed, grpo_steps=0, output_dir=str(folder / "sft"))
+    # the held-out split does not change the train split, so the prefix may skip its evaluation
+    first = train(sft if sft_eval else replace(sft, eval_tasks=0))
+    sft_seconds = statistics.mean(r["seconds"] for r in _metrics(folder / "sft") if r["phase"] == "sft")
+
+    _fork_run(folder / "sft", folder / "sft+grpo")
+    grpo = train(replace(sft, grpo_steps=base.grpo_steps, output_dir=str(folder / "sft+grpo")))
+    if not first["before"]:
+        first["before"] = grpo["before"]
+    grpo_rows = [r for r in _metrics(folder / "sft+grpo") if r["phase"] == "grpo"]
+    grpo_seconds = sum(r["seconds"] for r in grpo_rows)
+
+    extra = max(1, round(grpo_seconds / sft_seconds))
+    _fork_run(folder / "sft", folder / "sft-only")
+    more = train(replace(sft, sft_steps=base.sft_steps + extra, output_dir=str(folder / "sft-only")))
+    extra_seconds = sum(r["seconds"] for r in _metrics(folder / "sft-only") if r["step"] > base.sft_steps)
+
+    def success(result: dict[str, Any]) -> float:
+        return float(result["after"]["success"]) if result["after"] else float("nan")
+
+    return {
+        "seed": seed,
+        "base": float(first["before"]["success"]) if first["before"] else float("nan"),
+        "sft": success(first),
+        "sft-only": success(more),
+        "sft+grpo": success(grpo),
+        "extra_sft_steps": extra,
+        "extra_sft_seconds": round(extra_seconds, 1),
+        "grpo_seconds": round(grpo_seconds, 1),
+        "groups": len(grpo_rows),
+        "zero_spread_share": sum(r["zero_spread"] for r in grpo_rows) / max(1, len(grpo_rows)),
+        "mean_reward_spread": statistics.mean(r.get("reward_spread", 0.0) for r in grpo_rows) if grpo_rows else 0.0,
+        "group_success": statistics.mean(r["success"] for r in grpo_rows) if grpo_rows else 0.0,
+        "seconds_per_group": grpo_seconds / max(1, len(grpo_rows)),
+    }
+
+
+def _plot(rows: list[dict[str, Any]], path: Path) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    names = [n for n in ("base", *ARMS) if all(r[n] == r[n] for r in rows)]  # NaN: not evaluated
+    means = [100 * statistics.mean(r[n] for r in rows) for n in names]
+    lows = [m - 100 * min(r[n] for r in rows) for m, n in zip(means, names, strict=True)]
+    highs = [100 * max(r[n] for r in rows) - m for m, n in zip(means, names, strict=True)]
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    ax.bar(names, means, yerr=[lows, highs], capsize=6, color=[COLORS[n] for n in names])
+    ax.set_ylabel("held-out success (%)")
+    ax.set_title(f"SFT alone vs SFT then GRPO, equal wall time ({len(rows)} seeds, range)")
+    ax.set_ylim(0, 100)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def main() -> int:
+    parser = base_parser(__doc__.splitlines()[0], repeats=1, quick_repeats=1)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="training seeds (default 0 1 2)")
+    parser.add_argument("--work", type=Path, default=None, help="where the runs go (default: <out>/rl_ablation/)")
+    parser.add_argument("--sft-eval", action="store_true", help="also evaluate after SFT (about 2 minutes a seed)")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    from gym_mcp.train.trainer import TrainConfig
+
+    base = TrainConfig()
+    scratch = None
+    if args.quick:  # a smoke run of the procedure: the tests' tiny random model, few steps
+        from tests.tiny_model import build_tiny_model
+
+        scratch = Path(tempfile.mkdtemp())
+        base = replace(
+            base, model=str(build_tiny_model(scratch / "tiny")), n_tasks=40, eval_tasks=6, sft_steps=2, grpo_steps=2
+        )
+        args.seeds = args.seeds[:2]
+    work = args.work or args.out / "rl_ablation"
+    work.mkdir(parents=True, exist_ok=True)
+    if not base.tasks:  # the main job's tasks (its seed, 0), whatever the training seed
+        from gym_mcp.synth import SynthConfig, synthesize
+        from gym_mcp.tasks import save_tasks
+
+        tasks = synthesize(base.server, SynthConfig(n=base.n_tasks, seed=0, max_chain=base.max_chain)).tasks
+        save_tasks(tasks, work / "tasks.jsonl")
+        base = replace(base, tasks=str(work / "tasks.jsonl"))
+    rows = []
+    try:
+        for seed in args.seeds:
+            print(f"seed {seed}: SFT, then GRPO or more SFT from the same checkpoint", file=sys.stderr)
+            rows.append(run_seed(base, seed, work, sft_eval=args.sft_eval))
+            print(json.dumps(rows[-1]), file=sys.stderr)
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    def cell(name: str) -> str:
+        values = [100 * r[name] for r in rows]
+        if any(v != v for v in values):
+            return "not evaluated (--sft-eval)"
+        return f"{statistics.mean(values):.1f}% ({min(values):.1f}-{max(values):.1f})"
+
+    print(
+        table(
+            ["arm", "training", f"held-out success, mean (range), {len(rows)} seeds"],
+            [
+                ["base", "none", cell("base")],
+                ["sft", f"{base.sft_steps} SFT steps", cell("sft")],
+                [
+                    "sft-only",
+                    f"+ {statistics.mean(r['extra_sft_steps'] for r in rows):.1f} SFT steps",
+                    cell("sft-only"),
+                ],
+                ["sft+grpo", f"+ {base.grpo_steps} GRPO groups of {base.num_generations}", cell("sft+grpo")],
+            ],
+            title="\nSFT alone vs SFT then GRPO at equal wall time",
+        )
+    )
+    gain = 100 * statistics.mean(r["sft+grpo"] - r["sft-only"] for r in rows)
+    print(
+        table(
+            ["seed", "GRPO s", "extra SFT s", "groups", "no spread", "mean spread", "group success", "s/group"],
+            [
+                [
+                    r["seed"],
+                    r["grpo_seconds"],
+                    r["extra_sft_seconds"],
+                    r["groups"],
+                    r["zero_spread_share"],
+                    r["mean_reward_spread"],
+                    r["group_success"],
+                    r["seconds_per_group"],
+                ]
+                for r in rows
+            ],
+            title="\nwhat the GRPO groups held",
+        )
+    )
+    print(f"\nGRPO over SFT-only: {gain:+.1f} points (target >= +5): {verdict(gain >= 5)}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    _plot(rows, args.out / "rl_ablation.png")
+    return finish(args.out, "rl_ablation", started, rows=rows, gain_points=gain, target_met=gain >= 5)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

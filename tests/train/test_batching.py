@@ -1,0 +1,168 @@
+"""What makes training fit in memory and time: micro-batches, the shared prompt cache, cut answers, the split."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+
+torch = pytest.importorskip("torch", reason="training needs the [train] extra (the README's test command installs it)")
+peft = pytest.importorskip("peft", reason="training needs the [train] extra")
+
+import gym_mcp  # noqa: E402
+from gym_mcp.train.data import encode_conversation, pad_batch, reference_conversation  # noqa: E402
+from gym_mcp.train.grpo import (  # noqa: E402
+    Rollout,
+    generate_replies,
+    grpo_step,
+    load_lora_model,
+    sft_step,
+    turn_starts,
+)
+from gym_mcp.train.trainer import held_out_split  # noqa: E402
+from tests.helpers import deposit_then_balance_task  # noqa: E402
+from tests.tiny_model import build_tiny_model  # noqa: E402
+
+TASKS = (
+    deposit_then_balance_task(),
+    gym_mcp.Task(
+        id="one",
+        server="banking",
+        instruction="What is the balance of ACC-1002?",
+        reference_calls=({"name": "get_balance", "arguments": {"account_id": "ACC-1002"}},),
+    ),
+    gym_mcp.Task(id="none", server="banking", instruction="Tell me a joke.", reference_calls=()),
+)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
+
+
+@pytest.fixture(scope="module")
+def conversations() -> list[tuple[list[dict], list[dict]]]:
+    env = gym.make("gym_mcp/Banking-v0")
+    try:
+        return [reference_conversation(env, task, 2) for task in TASKS]
+    finally:
+        env.close()
+
+
+def _twins(tiny: Path) -> tuple[object, object, object]:
+    torch.manual_seed(0)
+    model, tokenizer = load_lora_model(tiny, peft.LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"]))
+    for name, p in model.named_parameters():  # B starts at zero; move it so every path has a gradient
+        if "lora_B" in name:
+            p.data.normal_(0, 0.05)
+    return model, copy.deepcopy(model), tokenizer
+
+
+def _lora_state(model: object) -> dict[str, object]:
+    return {n: p.detach().clone() for n, p in model.named_parameters() if "lora_" in n}  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("per_turn", "decision"), [(False, 0.0), (True, 0.0), (False, 1.0)])
+def test_micro_batches_give_the_whole_batchs_update(
+    tiny: Path, conversations: list, per_turn: bool, decision: float
+) -> None:
+    whole, chunked, tokenizer = _twins(tiny)
+    examples = [encode_conversation(tokenizer, m, t) for m, t in conversations]
+    ids, labels = pad_batch(examples, tokenizer.eos_token_id)
+    assert len({len(e.input_ids) for e in examples}) == 3  # rows of different lengths: chunks are cut
+    losses = []
+    for model, size in ((whole, None), (chunked, 1)):
+        optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.5)
+        losses.append(
+            sft_step(model, optimizer, ids, labels, per_turn=per_turn, micro_batch=size, decision_weight=decision)
+        )
+    assert losses[0] == pytest.approx(losses[1], rel=1e-5)
+    a, b = _lora_state(whole), _lora_state(chunked)
+    assert all(torch.allclose(a[n], b[n], atol=1e-6) for n in a)
+
+
+def test_decision_weight_weighs_each_turns_first_token(tiny: Path, conversations: list) -> None:
+    _, tokenizer = load_lora_model(tiny, peft.LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj"]))
+    example = encode_conversation(tokenizer, *conversations[0])
+    starts = turn_starts(torch.tensor([example.labels]))
+    assert int(starts.sum()) == 3  # deposit, get_balance, "Done."
+
+
+def test_grpo_micro_batches_give_the_whole_groups_update(tiny: Path, conversations: list) -> None:
+    whole, chunked, tokenizer = _twins(tiny)
+    rollouts = [Rollout(m, t, reward) for (m, t), reward in zip(conversations, (1.0, 0.2, 0.0), strict=True)]
+    for model, size in ((whole, None), (chunked, 1)):
+        optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.5)
+        grpo_step(model, tokenizer, optimizer, rollouts, kl_coef=0.1, micro_batch=size)
+    a, b = _lora_state(whole), _lora_state(chunked)
+    assert all(torch.allclose(a[n], b[n], atol=1e-6) for n in a)
+
+
+def test_a_groups_prompt_is_computed_once_and_gives_the_same_replies(tiny: Path) -> None:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny, local_files_only=True)
+    model = AutoModelForCausalLM.from_pretrained(tiny, local_files_only=True)
+    prompt = "<|system|> You are a helpful assistant with tools. <|user|> Show the balance of account ACC-1001"
+    widths: list[tuple[int, int]] = []
+
+    def record(_module: object, args: tuple, kwargs: dict) -> None:
+        ids = kwargs.get("input_ids")
+        widths.append(tuple((ids if ids is not None else args[0]).shape))
+
+    hook = model.register_forward_pre_hook(record, with_kwargs=True)
+    try:
+        shared = generate_replies(model, tokenizer, [prompt] * 4, max_new_tokens=12)
+    finally:
+        hook.remove()
+    alone = generate_replies(model, tokenizer, [prompt], max_new_tokens=12)
+    assert shared == alone * 4
+    n_prompt = len(tokenizer(prompt)["input_ids"])
+    assert widths[0] == (1, n_prompt - 1)  # the prompt once, for one row
+    assert all(rows == 4 and width == 1 for rows, width in widths[1:])  # then one token per row
+
+
+def test_a_reply_without_a_call_is_cut_at_answer_tokens(tiny: Path) -> None:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny, local_files_only=True)
+    model = AutoModelForCausalLM.from_pretrained(tiny, local_files_only=True)
+    prompts = ["<|user|> Tell me a story", "<|user|> What is the balance?"]
+    full = generate_replies(model, tokenizer, prompts, max_new_tokens=40)
+    cut = generate_replies(model, tokenizer, prompts, max_new_tokens=40, answer_tokens=6)
+    for long, short in zip(full, cut, strict=True):
+        assert "<tool_call>" not in long  # the random model writes no call: its answer is cut
+        assert (
+            len(tokenizer(short, add_special_tokens=False)["input_ids"])
+            <= 8
+            < len(tokenizer(long, add_special_tokens=False)["input_ids"])
+        )
+        assert long.startswith(short[:4])
+
+
+def test_held_out_tasks_are_stratified_by_variant_and_chain_length() -> None:
+    def task(i: int, variant: str, length: int, split: str = "test") -> gym_mcp.Task:
+        calls = tuple({"name": "get_balance", "arguments": {"account_id": f"ACC-{i}"}} for _ in range(length))
+        return gym_mcp.Task(
+            id=f"t{i}", server="banking", instruction="x", reference_calls=calls, variant=variant, split=split
+        )
+
+    tasks = (
+        [task(i, "complete", 1) for i in range(20)]
+        + [task(100 + i, "complete", 2) for i in range(10)]
+        + [task(200 + i, "distractors", 1) for i in range(6)]
+        + [task(300, "irrelevant", 0)]
+        + [task(400 + i, "complete", 1, "train") for i in range(5)]
+    )
+    train, held = held_out_split(tasks, 12)
+    assert [t.id for t in train] == [f"t{400 + i}" for i in range(5)]
+    counts: dict[tuple[str, int], int] = {}
+    for t in held:
+        key = (t.variant, len(t.reference_calls))
+        counts[key] = counts.get(key, 0) + 1
+    # 37 test tasks, 12 places: the rare irrelevant request is kept, the rest in proportion
+    assert counts == {("complete", 1): 6, ("complete", 2): 3, ("distractors", 1): 2, ("irrelevant", 0): 1}
+    assert held_out_split(tasks, 12) == (train, held)  # deterministic
+    assert held_out_split(tasks, 100)[1] == [t for t in tasks if t.split == "test"]
