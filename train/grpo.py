@@ -189,8 +189,14 @@ def _backward(loss: Any) -> None:
     loss.backward()
 
 
-def group_advantages(rewards: Sequence[float], eps: float = 1e-6) -> list[float]:
-    """Group-relative advantages: (r - mean) / std; all zeros when every reward is the same."""
+def group_advantages(rewards: Sequence[float], eps: float = 1e-6, *, scale: bool = True) -> list[float]:
+    """Group-relative advantages: ``r - mean``, divided by the group's std when ``scale``.
+
+    All zeros when every reward is the same. Without ``scale`` (TRL's ``scale_rewards="none"``,
+    as in Dr. GRPO) a group whose rewards differ a little keeps small advantages: with the
+    grounded reward, a group of failures that differ only in their process terms (spread ~0.03)
+    otherwise gets advantages as large as a group where some rollouts succeed.
+    """
     n = len(rewards)
     if n == 0:
         return []
@@ -198,7 +204,7 @@ def group_advantages(rewards: Sequence[float], eps: float = 1e-6) -> list[float]
     std = math.sqrt(sum((r - mean) ** 2 for r in rewards) / n)
     if std < eps:
         return [0.0] * n
-    return [(r - mean) / (std + eps) for r in rewards]
+    return [(r - mean) / (std + eps) if scale else r - mean for r in rewards]
 
 
 def clipped_surrogate(logprobs: Any, old_logprobs: Any, advantages: Any, mask: Any, clip: float = 0.2) -> Any:
@@ -527,6 +533,7 @@ def grpo_step(
     backward: Callable[[Any], None] | None = None,
     micro_batch: int | None = None,
     fmt: Any = None,
+    scale_rewards: bool = True,
 ) -> dict[str, Any]:
     """One GRPO update from a group of rollouts of the same task.
 
@@ -538,14 +545,15 @@ def grpo_step(
     disabled (on the unwrapped model when ``model`` is wrapped, e.g. by DDP). ``temperature`` is
     the one the rollouts were sampled at: log-probs are those of the sampling distribution.
     ``micro_batch`` plays the rollouts through the model that many at a time (see `sft_step`);
-    ``fmt`` is the prompt format they were played in.
+    ``fmt`` is the prompt format they were played in; ``scale_rewards`` divides the
+    advantages by the group's std (see `group_advantages`).
     """
     import torch
 
     from gym_mcp.train.data import encode_conversation, pad_batch
 
     rewards = [r.reward for r in rollouts]
-    advantages = group_advantages(rewards)
+    advantages = group_advantages(rewards, scale=scale_rewards)
     stats: dict[str, Any] = {"rewards": rewards, "zero_spread": not any(advantages), "loss": 0.0, "kl": 0.0}
     if stats["zero_spread"] and not hasattr(model, "module"):
         return stats  # no signal; under DDP (a wrapped model) every rank must still run its backward

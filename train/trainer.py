@@ -105,6 +105,10 @@ class TrainConfig:
             ``grpo_learning_rate`` is 0).
         grpo_learning_rate: Learning rate during GRPO (0: the same as ``learning_rate``).
         epsilon: PPO clipping range: the ratio is clipped to ``[1 - epsilon, 1 + epsilon]``.
+        scale_rewards: ``"group"`` divides a group's advantages by its reward std (GRPO as
+            published); ``"none"`` keeps ``r - mean`` (Dr. GRPO), so groups whose rewards barely
+            differ (failures that differ only in process terms) move the policy barely. TRL's
+            name and values.
         beta: Weight of the KL to the base model (0 disables it).
         lora_r: LoRA rank.
         lora_alpha: LoRA alpha.
@@ -153,6 +157,7 @@ class TrainConfig:
     learning_rate: float = 7e-4
     grpo_learning_rate: float = 2e-4
     epsilon: float = 0.2
+    scale_rewards: str = "group"
     beta: float = 0.0
     lora_r: int = 16
     lora_alpha: int = 32
@@ -196,6 +201,8 @@ class TrainConfig:
             raise ConfigError(f"learning_rate must be in (0, 1), got {self.learning_rate}")
         if not 0 <= self.grpo_learning_rate < 1:
             raise ConfigError(f"grpo_learning_rate must be in [0, 1), got {self.grpo_learning_rate}")
+        if self.scale_rewards not in ("group", "none"):
+            raise ConfigError(f"scale_rewards must be 'group' or 'none', got {self.scale_rewards!r}")
         if self.sft_decision_weight < 0:
             raise ConfigError(f"sft_decision_weight must be >= 0, got {self.sft_decision_weight}")
         if not 0 <= self.sft_recovery <= 1:
@@ -445,6 +452,7 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
                     backward=backward,
                     micro_batch=config.per_device_train_batch_size,
                     fmt=fmt,
+                    scale_rewards=config.scale_rewards == "group",
                 )
                 n = len(rollouts)
                 last = {

@@ -86,6 +86,9 @@ def test_equal_rewards_give_zero_advantages_and_zero_gradient(
 ) -> None:
     assert group_advantages([1.0, 1.0, 1.0, 1.0]) == [0.0, 0.0, 0.0, 0.0]
     adv = group_advantages([1.0, 0.0, 0.0, 1.0])
+    # unscaled (Dr. GRPO): a group of near-equal failures keeps near-zero advantages
+    assert group_advantages([0.40, 0.42, 0.40, 0.42], scale=False) == pytest.approx([-0.01, 0.01, -0.01, 0.01])
+    assert max(group_advantages([0.40, 0.42, 0.40, 0.42])) == pytest.approx(1.0, abs=1e-3)
     assert adv == pytest.approx([1.0, -1.0, -1.0, 1.0], abs=1e-4)
     model, tokenizer = _lora(tiny)
     example = encode_conversation(tokenizer, *conversation)
