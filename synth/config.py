@@ -58,6 +58,10 @@ class SynthConfig:
         variants: Relative weight of each variant label.
         jaccard: Near-duplicate threshold over call sequences.
         heldout_fraction: Share of tools (templates) and of entities reserved for the test split.
+        heldout_tools: Reserve whole tools for the test split (tasks that call them are held out:
+            a test of tools never seen in training). False holds out entities only, and a
+            held-out task whose tool no train task calls moves to the train split: every tool
+            a test task calls is trained, and held-out tasks are new requests on new entities.
         optional_rate: Chance of passing an optional parameter that has values and a template slot.
         max_attempts: Candidate chains tried per task wanted before giving up.
     """
@@ -72,6 +76,7 @@ class SynthConfig:
     )
     jaccard: float = 0.7
     heldout_fraction: float = 0.08
+    heldout_tools: bool = True
     optional_rate: float = 0.3
     max_attempts: int = 30
 

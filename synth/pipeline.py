@@ -470,7 +470,7 @@ class _Synthesizer:
         rng = random.Random(cfg.seed + 1)
         tools = sorted(s.name for s in self.usable)
         k = max(1, round(len(tools) * cfg.heldout_fraction))
-        held_tools = set(rng.sample(tools, k))
+        held_tools = set(rng.sample(tools, k)) if cfg.heldout_tools else set()
 
         def held_entity(value: str) -> bool:
             return random.Random(f"{cfg.seed}:{value}").random() < cfg.heldout_fraction
@@ -484,6 +484,13 @@ class _Synthesizer:
             if task.variant == "irrelevant":
                 test = random.Random(f"{cfg.seed}:{task.id}").random() < 0.2
             out.append(_replace(task, split="test" if test else "train"))
+        if not cfg.heldout_tools:  # a tool that only held-out tasks call would be held out by chance
+            trained = {n for t in out if t.split == "train" for n in t.metadata.get("tools", [])}
+            for i, task in enumerate(out):
+                tools_of = set(task.metadata.get("tools", []))
+                if task.split == "test" and not tools_of <= trained:
+                    out[i] = _replace(task, split="train")
+                    trained |= tools_of
         self.held_tools = held_tools
         return out
 

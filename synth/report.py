@@ -20,7 +20,7 @@ def report_text(stats: dict[str, Any]) -> str:
         f"by chain length: {stats['by_length']}",
         f"by variant: {stats['by_variant']}",
         f"by difficulty: {stats['by_difficulty']}",
-        f"by split: {stats['by_split']} (held-out templates: {', '.join(stats['heldout_tools'])})",
+        f"by split: {stats['by_split']} (held-out tools: {', '.join(stats['heldout_tools']) or 'none'})",
         f"tool graph: {stats['graph_edges']['explicit']} explicit, {stats['graph_edges']['implicit']} implicit edges",
         f"rejected candidates: {stats['rejections']}",
         f"calls repaired from the id an error message named: {stats['repaired_from_error_messages']}",

@@ -27,6 +27,7 @@ __all__ = [
     "pad_batch",
     "recovery_conversation",
     "reference_conversation",
+    "schema_ordered",
 ]
 
 IGNORE = -100
@@ -65,6 +66,28 @@ def compact_tools(tools: Sequence[Mapping[str, Any]], task: Task, distractors: i
     )
     picked = random.Random(task.id).sample(others, k=min(distractors, len(others)))
     return sorted(own + picked, key=lambda t: t["function"]["name"])
+
+
+def schema_ordered(task: Task, tools: Sequence[Mapping[str, Any]]) -> Task:
+    """``task`` with each reference call's arguments in the order its tool's schema lists them.
+
+    The order of a call's arguments is what the model is taught to write, and it should not
+    depend on where the task came from: a synthesized task keeps the synthesizer's order, the
+    same task read back from JSONL has its keys sorted (`save_tasks`). Arguments the schema
+    does not list keep their place after the listed ones.
+
+    Args:
+        task: The task.
+        tools: The server's tools (OpenAI format).
+    """
+    order = {t["function"]["name"]: list((t["function"].get("parameters") or {}).get("properties", {})) for t in tools}
+    calls = []
+    for call in task.reference_calls:
+        args = dict(call.get("arguments", {}))
+        known = [k for k in order.get(str(call["name"]), []) if k in args]
+        ordered = {k: args[k] for k in known} | {k: v for k, v in args.items() if k not in known}
+        calls.append({**call, "arguments": ordered})
+    return Task.from_dict({**task.to_dict(), "reference_calls": calls})
 
 
 def reference_conversation(

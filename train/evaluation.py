@@ -53,6 +53,7 @@ def evaluate_model(
     progress: str | None = None,
     answer_tokens: int | None = None,
     fmt: Any = None,
+    reuse_cache: bool = True,
 ) -> ModelEval:
     """Play each task once, greedily, ``batch_size`` episodes at a time.
 
@@ -68,6 +69,8 @@ def evaluate_model(
         answer_tokens: Cut a reply that opens no call within this many tokens (see
             `generate_replies`).
         fmt: The prompt format (default: `prompt_format` of the tokenizer).
+        reuse_cache: Each turn runs only an episode's new tokens (see `PromptCache`); False
+            runs every prompt whole (the same replies, slower).
 
     Returns:
         The metrics and one row per episode.
@@ -100,6 +103,7 @@ def evaluate_model(
                     max_new_tokens=max_new_tokens,
                     answer_tokens=answer_tokens,
                     fmt=fmt,
+                    reuse_cache=reuse_cache,
                 ),
                 strict=True,
             ):

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from gym_mcp.errors import DependencyMissing
 
 __all__ = [
+    "PromptCache",
     "Rollout",
     "clipped_surrogate",
     "generate_replies",
@@ -32,13 +33,16 @@ __all__ = [
 ]
 
 
-def load_lora_model(model: str | os.PathLike[str], lora_config: Any) -> tuple[Any, Any]:
+def load_lora_model(model: str | os.PathLike[str], lora_config: Any, *, last_layers: int = 0) -> tuple[Any, Any]:
     """A causal LM with fresh LoRA adapters (base weights frozen).
 
     Args:
         model: ``"smollm2"`` (the default model), a ``.gguf`` file, a local model folder, or a
             Hugging Face id already in the local cache (see `resolve_model`); nothing is downloaded.
         lora_config: A `peft.LoraConfig`.
+        last_layers: Put adapters on the model's last ``last_layers`` transformer layers only
+            (PEFT's ``layers_to_transform``); 0: on every layer. Nothing below the lowest adapted
+            layer needs a gradient, so the backward pass stops there.
 
     Returns:
         ``(peft_model, tokenizer)``.
@@ -53,6 +57,9 @@ def load_lora_model(model: str | os.PathLike[str], lora_config: Any) -> tuple[An
     path = resolve_model(model, verbose=True)
     tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
     base = AutoModelForCausalLM.from_pretrained(path, local_files_only=True)
+    if last_layers:
+        depth = int(base.config.num_hidden_layers)
+        lora_config.layers_to_transform = list(range(max(depth - last_layers, 0), depth))
     return get_peft_model(base, lora_config), tokenizer
 
 
@@ -268,6 +275,8 @@ def generate_replies(
     temperature: float = 0.0,
     seed: int | None = None,
     answer_tokens: int | None = None,
+    cache: PromptCache | None = None,
+    keys: Sequence[Hashable] | None = None,
 ) -> list[str]:
     """The model's next reply to each prompt, generated as one left-padded batch.
 
@@ -279,6 +288,10 @@ def generate_replies(
 
     When every prompt is the same (a GRPO group's first turn, or a group forked mid-episode),
     the prompt's KV cache is computed once and shared by the batch instead of once per row.
+    With a `PromptCache` and one key per prompt (an episode's), each row's prompt is run through
+    the model alone, without padding, and only from where it stops matching what that key's
+    last turn left in the cache (identical prompts once): a multi-turn episode pays each turn
+    for its new tokens (the reply and the tool result), not for the whole conversation again.
     """
     import torch
 
@@ -306,7 +319,9 @@ def generate_replies(
             [_AnswerCap(tokenizer, inputs["input_ids"].shape[1], answer_tokens)]
         )
     with torch.no_grad():
-        if len(prompts) > 1 and all(p == prompts[0] for p in prompts):
+        if cache is not None and keys is not None and int(inputs["attention_mask"].sum(1).min()) > 1:
+            sampling[_cache_kwarg()] = cache.batch(model, inputs["input_ids"], inputs["attention_mask"], keys)
+        elif len(prompts) > 1 and all(p == prompts[0] for p in prompts):
             sampling[_cache_kwarg()] = _shared_prompt_cache(model, inputs["input_ids"], len(prompts))
         out = model.generate(
             **inputs,
@@ -337,6 +352,84 @@ def _shared_prompt_cache(model: Any, input_ids: Any, rows: int) -> Any:
     cache = out[_cache_kwarg()]
     cache.batch_repeat_interleave(rows)
     return cache
+
+
+class PromptCache:
+    """The KV cache of each episode's prompt, carried from one turn to the next (see `generate_replies`).
+
+    A turn's prompt is the last turn's prompt plus the reply and the tool result, so most of its
+    tokens were already run. Per key (an episode), the cache holds the keys and values of the
+    last prompt's tokens; the next prompt is run from the longest prefix it shares with them.
+    The values are those a full forward pass computes for the same tokens (the causal mask
+    makes a prefix's keys and values independent of what follows; batched and unbatched matmuls
+    differ only in float rounding).
+    """
+
+    def __init__(self) -> None:
+        self._ids: dict[Hashable, list[int]] = {}
+        self._kv: dict[Hashable, list[tuple[Any, Any]]] = {}
+        self.reused_tokens = 0
+        self.computed_tokens = 0
+
+    def prefill(self, model: Any, key: Hashable, ids: Sequence[int]) -> list[tuple[Any, Any]]:
+        """Per layer, ``(keys, values)`` of ``ids`` (``[1, heads, len(ids), dim]``), running only what is new."""
+        import torch
+        from transformers import DynamicCache
+
+        old = self._ids.get(key, [])
+        same = 0
+        for a, b in zip(old, ids, strict=False):
+            if a != b:
+                break
+            same += 1
+        kv = [(k[:, :, :same], v[:, :, :same]) for k, v in self._kv.get(key, [])] if same else []
+        if same < len(ids):
+            device = next(model.parameters()).device
+            past = DynamicCache(ddp_cache_data=kv) if kv else DynamicCache()
+            new = torch.tensor([list(ids[same:])], device=device)
+            out = model(input_ids=new, use_cache=True, **{_cache_kwarg(): past})
+            kv = [(k, v) for k, v, *_ in out[_cache_kwarg()]]
+        self.reused_tokens += same
+        self.computed_tokens += len(ids) - same
+        self._ids[key], self._kv[key] = list(ids), kv
+        return kv
+
+    def batch(self, model: Any, input_ids: Any, attention_mask: Any, keys: Sequence[Hashable]) -> Any:
+        """A left-padded batch cache of every row's prompt but its last token (``generate`` runs that one).
+
+        Padding slots hold zeros; the attention mask keeps them out, and position ids come from
+        the mask, so each row's real tokens sit where an unpadded run puts them.
+        """
+        import torch
+        from transformers import DynamicCache
+
+        width = input_ids.shape[1]
+        rows = []
+        first_with: dict[tuple[int, ...], Hashable] = {}  # rows with the same prompt (a GRPO group) run it once
+        for row, key in enumerate(keys):
+            real = tuple(input_ids[row][attention_mask[row].bool()].tolist()[:-1])
+            if real in first_with:
+                self._ids[key], self._kv[key] = list(real), self._kv[first_with[real]]
+                self.reused_tokens += len(real)
+            else:
+                self.prefill(model, key, real)
+                first_with[real] = key
+            rows.append(self._kv[key])
+        layers = []
+        for layer in range(len(rows[0])):
+            ks, vs = [], []
+            for kv in rows:
+                k, v = kv[layer]
+                pad = width - 1 - k.shape[2]
+                ks.append(torch.nn.functional.pad(k, (0, 0, pad, 0)))
+                vs.append(torch.nn.functional.pad(v, (0, 0, pad, 0)))
+            layers.append((torch.cat(ks), torch.cat(vs)))
+        return DynamicCache(ddp_cache_data=layers)
+
+    def forget(self, key: Hashable) -> None:
+        """Drop an episode's cache (it has ended)."""
+        self._ids.pop(key, None)
+        self._kv.pop(key, None)
 
 
 class _AnswerCap:
@@ -370,6 +463,7 @@ def play(
     context_messages: Sequence[int] | None = None,
     answer_tokens: int | None = None,
     fmt: Any = None,
+    reuse_cache: bool = True,
 ) -> list[Rollout]:
     """Play episodes in lockstep: each turn, one batched generation for every episode still open.
 
@@ -390,6 +484,8 @@ def play(
         answer_tokens: Cut a reply that opens no call within this many tokens (see
             `generate_replies`).
         fmt: The prompt format (default: `prompt_format` of the tokenizer).
+        reuse_cache: Carry each episode's prompt KV cache from turn to turn (see `PromptCache`),
+            so a turn runs only its new tokens through the model; False runs every prompt whole.
 
     Returns:
         One `Rollout` per environment, in order.
@@ -402,6 +498,7 @@ def play(
     rewards = [0.0] * n
     open_ = list(range(n))
     turn = 0
+    cache = PromptCache() if reuse_cache else None
     while open_:
         prompts = [fmt.prompt(latest[i]["messages"], tools[i]) for i in open_]
         replies = generate_replies(
@@ -412,6 +509,8 @@ def play(
             temperature=temperature,
             seed=None if seed is None else seed + turn,
             answer_tokens=answer_tokens,
+            cache=cache,
+            keys=open_,
         )
         still = []
         for i, reply in zip(open_, replies, strict=True):
@@ -419,6 +518,8 @@ def play(
             rewards[i] = float(r)
             if not (terminated or truncated):
                 still.append(i)
+            elif cache is not None:
+                cache.forget(i)
         open_ = still
         turn += 1
     ctx = list(context_messages or [0] * n)

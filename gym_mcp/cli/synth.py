@@ -22,6 +22,11 @@ def register(sub: Any) -> None:
     synth.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
     synth.add_argument("--data-seed", type=int, default=0, help="server data seed the tasks start from")
     synth.add_argument("--max-chain", type=chain_length, default=5, help="longest call chain, 1-5 (default 5)")
+    synth.add_argument(
+        "--no-heldout-tools",
+        action="store_true",
+        help="hold out entities only, so every tool is in the train split (default: some whole tools are test-only)",
+    )
     synth.add_argument("--quiet", action="store_true", help="no progress bar")
     synth.add_argument("--llm-url", help="optional OpenAI-compatible endpoint (…/v1) that paraphrases instructions")
     synth.add_argument("--llm-model", default="default", help="model name for --llm-url")
@@ -45,7 +50,13 @@ def _synth(args: argparse.Namespace) -> int:
     else:
         get_kit(args.server)  # an unknown name fails here, before anything runs
         source = BundledSource(args.server)
-    config = SynthConfig(n=args.n, seed=args.seed, data_seed=args.data_seed, max_chain=args.max_chain)
+    config = SynthConfig(
+        n=args.n,
+        seed=args.seed,
+        data_seed=args.data_seed,
+        max_chain=args.max_chain,
+        heldout_tools=not args.no_heldout_tools,
+    )
     print(f"synthesizing {args.n} tasks for {source.name} (seed {args.seed})", file=sys.stderr, flush=True)
     llm = ChatEndpoint(args.llm_url, args.llm_model) if args.llm_url else None
     progress = None if args.quiet else progress_bar("synthesizing", "tasks")

@@ -22,7 +22,7 @@ def register(sub: Any) -> None:
 
 
 def _train(args: argparse.Namespace) -> int:
-    from gym_mcp.train.trainer import TrainConfig, breakdown_table, summary_table, timing_table, train
+    from gym_mcp.train.trainer import TrainConfig, summary_table, timing_table, train
 
     config = TrainConfig.from_toml(args.config) if args.config else TrainConfig()
     if args.output_dir:
@@ -30,9 +30,8 @@ def _train(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     result = train(config)
     print(summary_table(result["before"], result["after"]))
-    breakdown = breakdown_table(result["before"], result["after"])
-    if breakdown:
-        print("\nheld-out tasks solved, by chain length and variant:\n" + breakdown)
+    if result["breakdown"]:
+        print("\nheld-out tasks solved, by chain length and variant:\n" + result["breakdown"])
     print("\ntime and memory:\n" + timing_table(result["timings"], result["peak_rss_gb"]))
     print(
         f"done in {time.perf_counter() - start:.0f}s; adapter, metrics, evaluations and "

@@ -20,6 +20,7 @@ from gym_mcp import BundledSource, load_tasks
 from gym_mcp.servers.kit import ServerKit
 from gym_mcp.synth import SynthConfig, SynthError, synthesize, write_outputs
 from gym_mcp.synth.render import format_value, is_traceable, render, render_chain
+from gym_mcp.synth.report import report_text
 from tests.conftest import ROOT
 from tests.servers.counter import Base as CounterBase
 from tests.servers.counter import Note
@@ -118,9 +119,18 @@ def test_split_holds_out_templates(synthesized: dict[str, Path]) -> None:
     for server in SERVERS:
         tasks = load_tasks(synthesized[server])
         report = synthesized[server].with_suffix(".report.txt").read_text()
-        held = report.split("held-out templates: ")[1].split(")")[0].split(", ")
+        held = report.split("held-out tools: ")[1].split(")")[0].split(", ")
         train_tools = {c["name"] for t in tasks if t.split == "train" for c in t.reference_calls}
         assert not set(held) & train_tools, server
+
+
+def test_split_without_heldout_tools_trains_every_tool_it_tests() -> None:
+    result = synthesize("banking", SynthConfig(n=60, seed=3, heldout_tools=False))
+    train_tools = {c["name"] for t in result.tasks if t.split == "train" for c in t.reference_calls}
+    test_tools = {c["name"] for t in result.tasks if t.split == "test" for c in t.reference_calls}
+    assert result.stats["heldout_tools"] == []
+    assert test_tools and test_tools <= train_tools
+    assert "held-out tools: none" in report_text(result.stats)
 
 
 def test_distractor_tools_are_offered_but_not_callable(synthesized: dict[str, Path]) -> None:

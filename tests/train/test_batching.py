@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 from pathlib import Path
 
 import gymnasium as gym
@@ -124,6 +125,45 @@ def test_a_groups_prompt_is_computed_once_and_gives_the_same_replies(tiny: Path)
     assert all(rows == 4 and width == 1 for rows, width in widths[1:])  # then one token per row
 
 
+def test_the_next_turn_runs_only_its_new_tokens_and_replies_as_a_full_prompt_does(tiny: Path) -> None:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from gym_mcp.train.grpo import PromptCache
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny, local_files_only=True)
+    model = AutoModelForCausalLM.from_pretrained(tiny, local_files_only=True)
+    first = [
+        "<|system|> You are a helpful assistant with tools. <|user|> Show the balance of account ACC-1001",
+        "<|user|> Freeze account ACC-1002",
+    ]
+    first.append(first[0])  # the same prompt twice (a group): run once
+    cache = PromptCache()
+    widths: list[tuple[int, int]] = []
+
+    def record(_module: object, args: tuple, kwargs: dict) -> None:
+        ids = kwargs.get("input_ids")
+        widths.append(tuple((ids if ids is not None else args[0]).shape))
+
+    replies = generate_replies(model, tokenizer, first, max_new_tokens=10, cache=cache, keys=[0, 1, 2])
+    assert replies == generate_replies(model, tokenizer, first, max_new_tokens=10)
+    assert cache.computed_tokens == sum(len(tokenizer(p)["input_ids"]) - 1 for p in first[:2])
+    second = [p + r + " <|tool|> {'balance': 12.5} <|assistant|>" for p, r in zip(first, replies, strict=True)]
+    hook = model.register_forward_pre_hook(record, with_kwargs=True)
+    try:
+        again = generate_replies(model, tokenizer, second, max_new_tokens=10, cache=cache, keys=[0, 1, 2])
+    finally:
+        hook.remove()
+    assert again == generate_replies(model, tokenizer, second, max_new_tokens=10)
+    expected = []
+    for before, after in zip(first[:2], second[:2], strict=True):
+        old, new = tokenizer(before)["input_ids"][:-1], tokenizer(after)["input_ids"][:-1]
+        same = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
+        assert same >= len(old) - 2  # the first turn's prompt is reused (a token may re-tokenize at the seam)
+        expected.append((1, len(new) - same))
+    assert widths[:2] == expected  # each distinct row alone, only its new tokens
+    assert all(rows == 3 and width == 1 for rows, width in widths[2:])  # then one token per row
+
+
 def test_a_reply_without_a_call_is_cut_at_answer_tokens(tiny: Path) -> None:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -166,3 +206,90 @@ def test_held_out_tasks_are_stratified_by_variant_and_chain_length() -> None:
     assert counts == {("complete", 1): 6, ("complete", 2): 3, ("distractors", 1): 2, ("irrelevant", 0): 1}
     assert held_out_split(tasks, 12) == (train, held)  # deterministic
     assert held_out_split(tasks, 100)[1] == [t for t in tasks if t.split == "test"]
+
+
+def test_sft_batches_go_through_every_example_once_per_epoch() -> None:
+    from gym_mcp.train.trainer import sft_batch_indices
+
+    n, batch = 10, 4
+    drawn = [i for step in range(5) for i in sft_batch_indices(n, step, batch, seed=0)]  # two epochs
+    assert sorted(drawn[:10]) == list(range(10)) and sorted(drawn[10:20]) == list(range(10))
+    assert drawn[:10] != drawn[10:20]  # a new order each epoch
+    assert sft_batch_indices(n, 3, batch, seed=0) == sft_batch_indices(n, 3, batch, seed=0)  # resumable
+    assert [sft_batch_indices(n, s, batch, seed=1) for s in range(3)] != [
+        sft_batch_indices(n, s, batch, seed=0) for s in range(3)
+    ]
+    assert sorted(sft_batch_indices(3, 0, 8, seed=0)) == [0, 1, 2]  # a batch larger than the set
+
+
+def test_sft_learning_rate_schedules() -> None:
+    from gym_mcp.train.trainer import TrainConfig, sft_learning_rate
+
+    def rates(**kw: object) -> list[float]:
+        config = TrainConfig(sft_steps=5, learning_rate=1e-3, **kw)  # type: ignore[arg-type]
+        return [round(sft_learning_rate(config, s), 6) for s in range(5)]
+
+    assert rates() == [1e-3] * 5
+    assert rates(lr_scheduler_type="linear") == [1e-3, 8e-4, 6e-4, 4e-4, 2e-4]
+    assert rates(lr_scheduler_type="linear", warmup_steps=1) == [5e-4, 1e-3, 7.5e-4, 5e-4, 2.5e-4]
+    cosine = rates(lr_scheduler_type="cosine")
+    assert cosine[0] == 1e-3 and all(a > b for a, b in itertools.pairwise(cosine)) and cosine[-1] > 0
+
+
+def test_adapters_on_the_last_layers_only(tiny: Path) -> None:
+    lora = peft.LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"])
+    model, _ = load_lora_model(tiny, lora, last_layers=1)
+    depth = model.base_model.model.config.num_hidden_layers
+    adapted = {int(n.split(".layers.")[1].split(".")[0]) for n, _ in model.named_parameters() if "lora_" in n}
+    assert depth > 1 and adapted == {depth - 1}
+
+
+def test_breakdown_says_which_held_out_tasks_call_untrained_tools() -> None:
+    from gym_mcp.train.trainer import breakdown_table, unseen_tool_tasks
+
+    def task(i: int, tool: str) -> gym_mcp.Task:
+        call = {"name": tool, "arguments": {"account_id": f"ACC-{i}"}}
+        return gym_mcp.Task(id=f"t{i}", server="banking", instruction="x", reference_calls=(call,))
+
+    train = [task(0, "get_balance")]
+    held = [task(1, "get_balance"), task(2, "freeze_account")]
+    assert unseen_tool_tasks(train, held) == {"t2"}
+
+    def summary(solved: list[float]) -> dict[str, object]:
+        return {
+            "episodes": [{"task": t.id, "reference_calls": 1, "success": s} for t, s in zip(held, solved, strict=True)]
+        }
+
+    table = breakdown_table(summary([0, 0]), summary([1, 0]), {"t2"})
+    assert "| tools: all trained | 1 | 0 | 1 |" in table and "| tools: unseen in training | 1 | 0 | 0 |" in table
+    assert "tools:" not in breakdown_table(summary([0, 0]), summary([1, 0]))
+
+
+def test_arguments_are_taught_in_schema_order_wherever_the_tasks_came_from(tmp_path: Path) -> None:
+    from gym_mcp.synth import SynthConfig, synthesize
+    from gym_mcp.tasks import load_tasks, save_tasks
+    from gym_mcp.train.data import schema_ordered
+
+    made = [t for t in synthesize("banking", SynthConfig(n=12, seed=4, max_chain=2)).tasks if t.reference_calls]
+    save_tasks(made, tmp_path / "tasks.jsonl")
+    read = load_tasks(tmp_path / "tasks.jsonl")
+    env = gym.make("gym_mcp/Banking-v0")
+    try:
+        _, info = env.reset()
+    finally:
+        env.close()
+    schema = {t["function"]["name"]: list(t["function"]["parameters"]["properties"]) for t in info["tools"]}
+    assert any(  # the round trip sorts argument names: the order differs before
+        list(a["arguments"]) != list(b["arguments"])
+        for x, y in zip(made, read, strict=True)
+        for a, b in zip(x.reference_calls, y.reference_calls, strict=True)
+    )
+    for x, y in zip(made, read, strict=True):
+        ordered = schema_ordered(x, info["tools"])
+        assert [list(c["arguments"]) for c in ordered.reference_calls] == [
+            list(c["arguments"]) for c in schema_ordered(y, info["tools"]).reference_calls
+        ]
+        for call in ordered.reference_calls:
+            names = list(call["arguments"])
+            assert names == [p for p in schema[call["name"]] if p in names]
+        assert ordered.model_dump(exclude={"reference_calls"}) == x.model_dump(exclude={"reference_calls"})
