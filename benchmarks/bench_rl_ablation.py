@@ -147,7 +147,8 @@ def main() -> int:
         from gym_mcp.synth import SynthConfig, synthesize
         from gym_mcp.tasks import save_tasks
 
-        tasks = synthesize(base.server, SynthConfig(n=base.n_tasks, seed=0, max_chain=base.max_chain)).tasks
+        config = SynthConfig(n=base.n_tasks, seed=0, max_chain=base.max_chain, heldout_tools=base.held_out_tools)
+        tasks = synthesize(base.server, config).tasks
         save_tasks(tasks, work / "tasks.jsonl")
         base = replace(base, tasks=str(work / "tasks.jsonl"))
     rows = []

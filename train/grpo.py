@@ -295,7 +295,7 @@ def generate_replies(
     """
     import torch
 
-    from gym_mcp.policies.prompt import STOP_STRINGS, cut_reply
+    from gym_mcp.policies.prompt import cut_reply
 
     side = tokenizer.padding_side
     tokenizer.padding_side = "left"
@@ -307,32 +307,122 @@ def generate_replies(
         tokenizer.padding_side = side
     device = next(model.parameters()).device
     inputs = {k: v.to(device) for k, v in inputs.items()}
-    sampling: dict[str, Any] = {"do_sample": False}
-    if temperature > 0:
-        sampling = {"do_sample": True, "temperature": temperature, "top_k": 0}
     if seed is not None:
         torch.manual_seed(seed)
-    if answer_tokens is not None and answer_tokens < max_new_tokens:
-        from transformers import StoppingCriteriaList
-
-        sampling["stopping_criteria"] = StoppingCriteriaList(
-            [_AnswerCap(tokenizer, inputs["input_ids"].shape[1], answer_tokens)]
-        )
+    ids, mask = inputs["input_ids"], inputs["attention_mask"]
     with torch.no_grad():
-        if cache is not None and keys is not None and int(inputs["attention_mask"].sum(1).min()) > 1:
-            sampling[_cache_kwarg()] = cache.batch(model, inputs["input_ids"], inputs["attention_mask"], keys)
+        past = None
+        if cache is not None and keys is not None and int(mask.sum(1).min()) > 1:
+            past = cache.batch(model, ids, mask, keys)
         elif len(prompts) > 1 and all(p == prompts[0] for p in prompts):
-            sampling[_cache_kwarg()] = _shared_prompt_cache(model, inputs["input_ids"], len(prompts))
-        out = model.generate(
-            **inputs,
+            past = _shared_prompt_cache(model, ids, len(prompts))
+        new = _decode(
+            model,
+            tokenizer,
+            ids,
+            mask,
+            past,
             max_new_tokens=max_new_tokens,
-            pad_token_id=tokenizer.pad_token_id,
-            stop_strings=list(STOP_STRINGS),
-            tokenizer=tokenizer,
-            **sampling,
+            temperature=temperature,
+            answer_tokens=answer_tokens,
         )
-    width = inputs["input_ids"].shape[1]
-    return [cut_reply(str(tokenizer.decode(row, skip_special_tokens=True))) for row in out[:, width:]]
+    return [cut_reply(str(tokenizer.decode(row, skip_special_tokens=True))) for row in new]
+
+
+def _decode(
+    model: Any,
+    tokenizer: Any,
+    input_ids: Any,
+    attention_mask: Any,
+    past: Any,
+    *,
+    max_new_tokens: int,
+    temperature: float,
+    answer_tokens: int | None,
+) -> list[list[int]]:
+    """Each row's continuation, token by token; a row leaves the batch as soon as it stops.
+
+    A row stops at an end-of-turn token, once its text holds a stop string (`STOP_STRINGS`),
+    after ``answer_tokens`` tokens without a ``<tool_call>``, or at ``max_new_tokens``. A stopped
+    row's cache is dropped from the batch, so the rest decode at the cost of the rows still
+    running (``generate`` keeps computing finished rows until the last one stops). Greedy at
+    ``temperature`` 0, else sampled from the full distribution at that temperature (what
+    ``generate(do_sample=True, top_k=0)`` does).
+
+    Args:
+        model: A causal LM.
+        tokenizer: Its tokenizer.
+        input_ids: ``[rows, width]`` left-padded prompts.
+        attention_mask: Their mask.
+        past: The KV cache of every prompt but its last token, or None to run the prompts whole.
+        max_new_tokens: Longest continuation.
+        temperature: Sampling temperature; 0 is greedy.
+        answer_tokens: See `generate_replies`.
+    """
+    import torch
+
+    from gym_mcp.policies.prompt import STOP_STRINGS
+
+    stop_ids = _stop_token_ids(model, tokenizer)
+    kw = _cache_kwarg()
+    positions = (attention_mask.long().cumsum(-1) - 1).masked_fill(attention_mask == 0, 0)
+    if past is None:
+        out = model(
+            input_ids=input_ids, attention_mask=attention_mask, position_ids=positions, logits_to_keep=1, use_cache=True
+        )
+    else:
+        out = model(
+            input_ids=input_ids[:, -1:],
+            attention_mask=attention_mask,
+            position_ids=positions[:, -1:],
+            use_cache=True,
+            **{kw: past},
+        )
+    past, logits, mask = out[kw], out.logits[:, -1, :], attention_mask
+    position = positions[:, -1] + 1
+    active = list(range(input_ids.shape[0]))
+    new: list[list[int]] = [[] for _ in active]
+    for step in range(max_new_tokens):
+        if temperature > 0:
+            probs = torch.softmax(logits.float() / temperature, dim=-1)
+            picked = torch.multinomial(probs, 1).squeeze(1)
+        else:
+            picked = logits.argmax(dim=-1)
+        keep = []
+        for j, row in enumerate(active):
+            token = int(picked[j])
+            if token in stop_ids:
+                continue
+            new[row].append(token)
+            text = tokenizer.decode(new[row], skip_special_tokens=True)
+            if any(marker in text for marker in STOP_STRINGS):
+                continue
+            if answer_tokens is not None and len(new[row]) >= answer_tokens and "<tool_call>" not in text:
+                continue
+            keep.append(j)
+        if not keep or step == max_new_tokens - 1:
+            break
+        if len(keep) < len(active):
+            index = torch.tensor(keep, device=input_ids.device)
+            past.batch_select_indices(index)
+            mask, picked, position = mask[index], picked[index], position[index]
+            active = [active[j] for j in keep]
+        mask = torch.cat([mask, mask.new_ones(len(active), 1)], dim=1)
+        out = model(
+            input_ids=picked[:, None], attention_mask=mask, position_ids=position[:, None], use_cache=True, **{kw: past}
+        )
+        past, logits, position = out[kw], out.logits[:, -1, :], position + 1
+    return new
+
+
+def _stop_token_ids(model: Any, tokenizer: Any) -> set[int]:
+    """The end-of-turn tokens: the generation config's ``eos_token_id`` (one or a list) and the tokenizer's."""
+    config = getattr(model, "generation_config", None)
+    eos = getattr(config, "eos_token_id", None)
+    ids = set(eos if isinstance(eos, list | tuple) else [eos] if eos is not None else [])
+    if tokenizer.eos_token_id is not None:
+        ids.add(int(tokenizer.eos_token_id))
+    return ids
 
 
 def _cache_kwarg() -> str:
@@ -430,24 +520,6 @@ class PromptCache:
         """Drop an episode's cache (it has ended)."""
         self._ids.pop(key, None)
         self._kv.pop(key, None)
-
-
-class _AnswerCap:
-    """Stops the rows that have written ``limit`` tokens without opening a ``<tool_call>``."""
-
-    def __init__(self, tokenizer: Any, width: int, limit: int) -> None:
-        self.tokenizer, self.width, self.limit = tokenizer, width, limit
-
-    def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
-        import torch
-
-        done = torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
-        if input_ids.shape[1] - self.width < self.limit:
-            return done
-        for row in range(input_ids.shape[0]):
-            text = self.tokenizer.decode(input_ids[row, self.width :], skip_special_tokens=True)
-            done[row] = "<tool_call>" not in text
-        return done
 
 
 def play(

@@ -163,14 +163,14 @@ class TrainConfig:
     output_dir: str = "runs/train"
     eval_tasks: int = 32
     per_device_eval_batch_size: int = 16
-    sft_steps: int = 22
+    sft_steps: int = 25
     sft_batch: int = 8
     sft_per_turn: bool = False
     sft_decision_weight: float = 1.0
     sft_chain_repeats: bool = False
     sft_recovery: float = 0.0
     per_device_train_batch_size: int = 1
-    grpo_steps: int = 3
+    grpo_steps: int = 2
     num_generations: int = 6
     fork_starts: float = 0.5
     max_completion_length: int = 96

@@ -164,6 +164,33 @@ def test_the_next_turn_runs_only_its_new_tokens_and_replies_as_a_full_prompt_doe
     assert all(rows == 3 and width == 1 for rows, width in widths[2:])  # then one token per row
 
 
+def test_replies_are_what_transformers_generate_writes(tiny: Path) -> None:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from gym_mcp.policies.prompt import STOP_STRINGS, cut_reply
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny, local_files_only=True)
+    model = AutoModelForCausalLM.from_pretrained(tiny, local_files_only=True)
+    prompts = [
+        "<|system|> You are a helpful assistant with tools. <|user|> Show the balance of account ACC-1001",
+        "<|user|> Freeze account ACC-1002",
+        "<|user|> Tell me a joke about banks, a long one please",
+    ]
+    tokenizer.padding_side, tokenizer.pad_token = "left", tokenizer.pad_token or tokenizer.eos_token
+    inputs = tokenizer(prompts, return_tensors="pt", padding=True)
+    oracle = model.generate(
+        **inputs,
+        max_new_tokens=24,
+        do_sample=False,
+        pad_token_id=tokenizer.pad_token_id,
+        stop_strings=list(STOP_STRINGS),
+        tokenizer=tokenizer,
+    )
+    width = inputs["input_ids"].shape[1]
+    expected = [cut_reply(tokenizer.decode(row, skip_special_tokens=True)) for row in oracle[:, width:]]
+    assert generate_replies(model, tokenizer, prompts, max_new_tokens=24) == expected
+
+
 def test_a_reply_without_a_call_is_cut_at_answer_tokens(tiny: Path) -> None:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
