@@ -61,6 +61,20 @@ def _twins(tiny: Path) -> tuple[object, object, object]:
     return model, copy.deepcopy(model), tokenizer
 
 
+PROMPTS = (
+    "<|system|> You are a helpful assistant with tools. <|user|> Show the balance of account ACC-1001",
+    "<|user|> Freeze account ACC-1002",
+)
+
+
+def _plain_model(tiny: Path) -> tuple[object, object]:
+    """The tiny model without adapters, and its tokenizer."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    model = AutoModelForCausalLM.from_pretrained(tiny, local_files_only=True)
+    return model, AutoTokenizer.from_pretrained(tiny, local_files_only=True)
+
+
 def _lora_state(model: object) -> dict[str, object]:
     return {n: p.detach().clone() for n, p in model.named_parameters() if "lora_" in n}  # type: ignore[attr-defined]
 
@@ -126,17 +140,10 @@ def test_a_groups_prompt_is_computed_once_and_gives_the_same_replies(tiny: Path)
 
 
 def test_the_next_turn_runs_only_its_new_tokens_and_replies_as_a_full_prompt_does(tiny: Path) -> None:
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
     from gym_mcp.train.grpo import PromptCache
 
-    tokenizer = AutoTokenizer.from_pretrained(tiny, local_files_only=True)
-    model = AutoModelForCausalLM.from_pretrained(tiny, local_files_only=True)
-    first = [
-        "<|system|> You are a helpful assistant with tools. <|user|> Show the balance of account ACC-1001",
-        "<|user|> Freeze account ACC-1002",
-    ]
-    first.append(first[0])  # the same prompt twice (a group): run once
+    model, tokenizer = _plain_model(tiny)
+    first = [*PROMPTS, PROMPTS[0]]  # the same prompt twice (a group): run once
     cache = PromptCache()
     widths: list[tuple[int, int]] = []
 
@@ -165,17 +172,10 @@ def test_the_next_turn_runs_only_its_new_tokens_and_replies_as_a_full_prompt_doe
 
 
 def test_replies_are_what_transformers_generate_writes(tiny: Path) -> None:
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
     from gym_mcp.policies.prompt import STOP_STRINGS, cut_reply
 
-    tokenizer = AutoTokenizer.from_pretrained(tiny, local_files_only=True)
-    model = AutoModelForCausalLM.from_pretrained(tiny, local_files_only=True)
-    prompts = [
-        "<|system|> You are a helpful assistant with tools. <|user|> Show the balance of account ACC-1001",
-        "<|user|> Freeze account ACC-1002",
-        "<|user|> Tell me a joke about banks, a long one please",
-    ]
+    model, tokenizer = _plain_model(tiny)
+    prompts = [*PROMPTS, "<|user|> Tell me a joke about banks, a long one please"]
     tokenizer.padding_side, tokenizer.pad_token = "left", tokenizer.pad_token or tokenizer.eos_token
     inputs = tokenizer(prompts, return_tensors="pt", padding=True)
     oracle = model.generate(
