@@ -9,6 +9,9 @@ seed:
 3. ``sft-only``: resumed from the same checkpoint, more SFT steps instead of GRPO, as many as
    fit in the wall time the GRPO steps took (their time / the mean SFT step time of step 1),
    then an evaluation.
+4. with ``--unscaled``, ``sft+grpo unscaled``: as 2, with ``scale_rewards = "none"`` (Dr. GRPO's
+   advantages, ``r - mean`` without dividing by the group's std), for groups whose rewards
+   differ by little.
 
 Both arms start from the same adapter, optimizer and RNG state, see the same tasks and are
 evaluated on the same held-out tasks (the base model's evaluation is shared through the
@@ -41,8 +44,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _common import base_parser, finish, table, verdict
 
-ARMS = ("sft", "sft-only", "sft+grpo")
-COLORS = {"base": "#999999", "sft": "#4C72B0", "sft-only": "#8172B2", "sft+grpo": "#55A868"}
+ARMS = ("sft", "sft-only", "sft+grpo", "sft+grpo unscaled")
+COLORS = {
+    "base": "#999999",
+    "sft": "#4C72B0",
+    "sft-only": "#8172B2",
+    "sft+grpo": "#55A868",
+    "sft+grpo unscaled": "#C44E52",
+}
 RESULTS = ("eval_after.json", "summary.json", "training.png")
 
 
@@ -58,8 +67,8 @@ def _fork_run(source: Path, dest: Path) -> None:
     shutil.copytree(source, dest, ignore=shutil.ignore_patterns(*RESULTS))
 
 
-def run_seed(base: Any, seed: int, out: Path, *, sft_eval: bool = False) -> dict[str, Any]:
-    """The three runs of one seed; returns their held-out results and GRPO's group statistics."""
+def run_seed(base: Any, seed: int, out: Path, *, sft_eval: bool = False, unscaled: bool = False) -> dict[str, Any]:
+    """The runs of one seed; returns their held-out results and GRPO's group statistics."""
     from gym_mcp.train.trainer import train
 
     folder = out / f"seed{seed}"
@@ -80,8 +89,15 @@ def run_seed(base: Any, seed: int, out: Path, *, sft_eval: bool = False) -> dict
     more = train(replace(sft, sft_steps=base.sft_steps + extra, output_dir=str(folder / "sft-only")))
     extra_seconds = sum(r["seconds"] for r in _metrics(folder / "sft-only") if r["step"] > base.sft_steps)
 
-    def success(result: dict[str, Any]) -> float:
-        return float(result["after"]["success"]) if result["after"] else float("nan")
+    def success(result: dict[str, Any] | None) -> float:
+        return float(result["after"]["success"]) if result and result["after"] else float("nan")
+
+    flat = None
+    if unscaled:
+        _fork_run(folder / "sft", folder / "sft+grpo-unscaled")
+        flat = train(
+            replace(sft, grpo_steps=base.grpo_steps, scale_rewards="none", output_dir=str(folder / "sft+grpo-unscaled"))
+        )
 
     return {
         "seed": seed,
@@ -89,6 +105,7 @@ def run_seed(base: Any, seed: int, out: Path, *, sft_eval: bool = False) -> dict
         "sft": success(first),
         "sft-only": success(more),
         "sft+grpo": success(grpo),
+        "sft+grpo unscaled": success(flat),
         "extra_sft_steps": extra,
         "extra_sft_seconds": round(extra_seconds, 1),
         "grpo_seconds": round(grpo_seconds, 1),
@@ -127,6 +144,9 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="training seeds (default 0 1 2)")
     parser.add_argument("--work", type=Path, default=None, help="where the runs go (default: <out>/rl_ablation/)")
     parser.add_argument("--sft-eval", action="store_true", help="also evaluate after SFT (about 2 minutes a seed)")
+    parser.add_argument(
+        "--unscaled", action="store_true", help='also run GRPO with scale_rewards="none" (about 3 minutes a seed)'
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     from gym_mcp.train.trainer import TrainConfig
@@ -155,7 +175,7 @@ def main() -> int:
     try:
         for seed in args.seeds:
             print(f"seed {seed}: SFT, then GRPO or more SFT from the same checkpoint", file=sys.stderr)
-            rows.append(run_seed(base, seed, work, sft_eval=args.sft_eval))
+            rows.append(run_seed(base, seed, work, sft_eval=args.sft_eval, unscaled=args.unscaled))
             print(json.dumps(rows[-1]), file=sys.stderr)
     finally:
         if scratch is not None:
@@ -164,7 +184,7 @@ def main() -> int:
     def cell(name: str) -> str:
         values = [100 * r[name] for r in rows]
         if any(v != v for v in values):
-            return "not evaluated (--sft-eval)"
+            return "not run"
         return f"{statistics.mean(values):.1f}% ({min(values):.1f}-{max(values):.1f})"
 
     print(
@@ -179,6 +199,7 @@ def main() -> int:
                     cell("sft-only"),
                 ],
                 ["sft+grpo", f"+ {base.grpo_steps} GRPO groups of {base.num_generations}", cell("sft+grpo")],
+                ["sft+grpo unscaled", '... with scale_rewards = "none"', cell("sft+grpo unscaled")],
             ],
             title="\nSFT alone vs SFT then GRPO at equal wall time",
         )
@@ -204,6 +225,9 @@ def main() -> int:
         )
     )
     print(f"\nGRPO over SFT-only: {gain:+.1f} points (target >= +5): {verdict(gain >= 5)}")
+    if args.unscaled:
+        flat = 100 * statistics.mean(r["sft+grpo unscaled"] - r["sft-only"] for r in rows)
+        print(f'GRPO with scale_rewards = "none" over SFT-only: {flat:+.1f} points')
     args.out.mkdir(parents=True, exist_ok=True)
     _plot(rows, args.out / "rl_ablation.png")
     return finish(args.out, "rl_ablation", started, rows=rows, gain_points=gain, target_met=gain >= 5)

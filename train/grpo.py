@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +18,7 @@ from gym_mcp.errors import DependencyMissing
 __all__ = [
     "PromptCache",
     "Rollout",
+    "checkpointed",
     "clipped_surrogate",
     "generate_replies",
     "group_advantages",
@@ -96,6 +98,42 @@ def token_logprobs(model: Any, input_ids: Any, labels: Any, temperature: float =
     return logprobs * mask, mask
 
 
+@contextmanager
+def checkpointed(model: Any, tokens: int, threshold: int) -> Iterator[None]:
+    """Activation checkpointing around one forward and backward pass when ``tokens >= threshold``.
+
+    A row's activations, kept for the backward pass, grow with its length: on SmolLM2-135M one
+    1,009-token conversation holds about 3.5 GB, and the longest row, not the batch, sets a
+    run's peak memory. Checkpointed, each layer's activations are recomputed in the backward
+    pass instead (about a fifth more time for that row; peak 2.9 GB for the same row). Rows
+    shorter than ``threshold`` run as usual; ``threshold`` 0 never checkpoints.
+
+    Args:
+        model: The model (a wrapper with ``.module``, e.g. DDP's, is looked through).
+        tokens: The row's (chunk's) length.
+        threshold: The length from which rows are checkpointed.
+    """
+    if not threshold or tokens < threshold:
+        yield
+        return
+    inner = getattr(model, "module", model)
+    enable = getattr(inner, "activation_checkpointing_enable", None)
+    if enable is None:  # transformers before 5
+        enable, disable = inner.gradient_checkpointing_enable, inner.gradient_checkpointing_disable
+        kwargs = {"gradient_checkpointing_kwargs": {"use_reentrant": False}}
+    else:
+        disable = inner.activation_checkpointing_disable
+        kwargs = {"activation_checkpointing_kwargs": {"use_reentrant": False}}
+    training = inner.training
+    inner.train()  # transformers checkpoints only in training mode
+    enable(**kwargs)
+    try:
+        yield
+    finally:
+        disable()
+        inner.train(training)
+
+
 def sft_step(
     model: Any,
     optimizer: Any,
@@ -106,6 +144,7 @@ def sft_step(
     backward: Callable[[Any], None] | None = None,
     micro_batch: int | None = None,
     decision_weight: float = 0.0,
+    checkpoint_tokens: int = 0,
 ) -> float:
     """One supervised step on the model's own tokens; returns the loss.
 
@@ -125,6 +164,9 @@ def sft_step(
     normalized by the whole batch's tokens or turns): no compute is spent on padding, and the
     activations held for the backward pass are one chunk's, not the batch's.
 
+    ``checkpoint_tokens``: chunks at least this long run with activation checkpointing (see
+    `checkpointed`); 0 never.
+
     ``backward`` replaces ``loss.backward()`` (e.g. ``accelerator.backward`` for DDP and mixed
     precision).
     """
@@ -133,12 +175,13 @@ def sft_step(
     total = turns if per_turn else float(max(int((labels[:, 1:] != -100).sum()), 1))
     loss_sum = 0.0
     for ids, lab in chunks:
-        logprobs, _ = token_logprobs(model, ids, lab)
-        weights = turn_weights(lab)[0] if per_turn else 1.0
-        loss = -(logprobs * weights).sum() / total
-        if decision_weight:
-            loss = loss - decision_weight * (logprobs * turn_starts(lab)).sum() / turns
-        (backward or _backward)(loss)
+        with checkpointed(model, ids.shape[1], checkpoint_tokens):
+            logprobs, _ = token_logprobs(model, ids, lab)
+            weights = turn_weights(lab)[0] if per_turn else 1.0
+            loss = -(logprobs * weights).sum() / total
+            if decision_weight:
+                loss = loss - decision_weight * (logprobs * turn_starts(lab)).sum() / turns
+            (backward or _backward)(loss)
         loss_sum += float(loss.detach())
     optimizer.step()
     optimizer.zero_grad()
@@ -707,6 +750,7 @@ def grpo_step(
     micro_batch: int | None = None,
     fmt: Any = None,
     scale_rewards: bool = True,
+    checkpoint_tokens: int = 0,
 ) -> dict[str, Any]:
     """One GRPO update from a group of rollouts of the same task.
 
@@ -719,7 +763,8 @@ def grpo_step(
     the one the rollouts were sampled at: log-probs are those of the sampling distribution.
     ``micro_batch`` plays the rollouts through the model that many at a time (see `sft_step`);
     ``fmt`` is the prompt format they were played in; ``scale_rewards`` divides the
-    advantages by the group's std (see `group_advantages`).
+    advantages by the group's std (see `group_advantages`); chunks at least ``checkpoint_tokens``
+    long run with activation checkpointing (see `checkpointed`).
     """
     import torch
 
@@ -748,15 +793,16 @@ def grpo_step(
             inner = getattr(model, "module", model)
             with torch.no_grad(), inner.disable_adapter():
                 ref, _ = token_logprobs(inner, chunk_ids, chunk_labels, temperature)
-        logprobs, mask = token_logprobs(model, chunk_ids, chunk_labels, temperature)
-        share = float(mask.sum()) / total  # the means below are over this chunk; weigh it by its tokens
-        chunk_adv = adv[first : first + chunk_ids.shape[0]]
-        loss = clipped_surrogate(logprobs, logprobs.detach(), chunk_adv, mask, clip=clip) * share
-        if ref is not None:
-            kl = kl_to_reference(logprobs, ref, mask) * share
-            loss = loss + kl_coef * kl
-            kl_sum += float(kl.detach())
-        (backward or _backward)(loss)
+        with checkpointed(model, chunk_ids.shape[1], checkpoint_tokens):
+            logprobs, mask = token_logprobs(model, chunk_ids, chunk_labels, temperature)
+            share = float(mask.sum()) / total  # the means below are over this chunk; weigh it by its tokens
+            chunk_adv = adv[first : first + chunk_ids.shape[0]]
+            loss = clipped_surrogate(logprobs, logprobs.detach(), chunk_adv, mask, clip=clip) * share
+            if ref is not None:
+                kl = kl_to_reference(logprobs, ref, mask) * share
+                loss = loss + kl_coef * kl
+                kl_sum += float(kl.detach())
+            (backward or _backward)(loss)
         loss_sum += float(loss.detach())
     stats["tokens"] = int(ids.numel())
     stats["kl"] = kl_sum

@@ -98,6 +98,26 @@ def test_micro_batches_give_the_whole_batchs_update(
     assert all(torch.allclose(a[n], b[n], atol=1e-6) for n in a)
 
 
+def test_long_rows_are_checkpointed_and_give_the_same_update(tiny: Path, conversations: list) -> None:
+    plain, checkpointed, tokenizer = _twins(tiny)
+    examples = [encode_conversation(tokenizer, m, t) for m, t in conversations]
+    ids, labels = pad_batch(examples, tokenizer.eos_token_id)
+    lengths = sorted(len(e.input_ids) for e in examples)
+    threshold = lengths[0] + 1  # the two longer rows are checkpointed, the shortest is not
+    layer_calls = []
+    mlp = checkpointed.base_model.model.model.layers[0].mlp  # type: ignore[attr-defined]
+    hook = mlp.register_forward_pre_hook(lambda *_: layer_calls.append(1))
+    checkpointed.eval()  # checkpointing needs training mode; the step sets it and restores this
+    for model, tokens in ((plain, 0), (checkpointed, threshold)):
+        optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.5)
+        sft_step(model, optimizer, ids, labels, micro_batch=1, decision_weight=1.0, checkpoint_tokens=tokens)
+    hook.remove()
+    assert len(layer_calls) == 3 + 2  # every row's forward, and the two long rows' recomputation
+    assert not checkpointed.training and not checkpointed.base_model.model.is_gradient_checkpointing  # type: ignore[attr-defined]
+    a, b = _lora_state(plain), _lora_state(checkpointed)
+    assert all(torch.allclose(a[n], b[n], atol=1e-6) for n in a)
+
+
 def test_decision_weight_weighs_each_turns_first_token(tiny: Path, conversations: list) -> None:
     _, tokenizer = load_lora_model(tiny, peft.LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj"]))
     example = encode_conversation(tokenizer, *conversations[0])
