@@ -72,6 +72,8 @@ def run_seed(base: Any, seed: int, out: Path, *, sft_eval: bool = False, unscale
     from gym_mcp.train.trainer import train
 
     folder = out / f"seed{seed}"
+    if folder.exists():  # a previous run's checkpoints would be resumed, not retrained
+        shutil.rmtree(folder)
     sft = replace(base, seed=seed, grpo_steps=0, output_dir=str(folder / "sft"))
     # the held-out split does not change the train split, so the prefix may skip its evaluation
     first = train(sft if sft_eval else replace(sft, eval_tasks=0))

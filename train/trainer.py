@@ -384,6 +384,8 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
 
     out = Path(config.output_dir)
     out.mkdir(parents=True, exist_ok=True)
+    if (out / "checkpoint" / "state.pt").exists() and (out / "config.json").exists():
+        _check_resumable(json.loads((out / "config.json").read_text()), config, out)
     (out / "config.json").write_text(json.dumps(asdict(config), indent=1))
     torch.manual_seed(config.seed)
     from accelerate import Accelerator  # type: ignore[import-untyped]
@@ -568,6 +570,42 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
         }
         (out / "summary.json").write_text(json.dumps(summary, indent=1))
     return result
+
+
+RESUME_FREE_KEYS = frozenset(
+    {"sft_steps", "grpo_steps", "eval_tasks", "per_device_eval_batch_size", "save_steps", "report_to", "output_dir"}
+)
+"""Settings a resumed run may change: how far it goes, what it evaluates, where it logs."""
+
+GRPO_KEYS = frozenset(
+    {
+        "grpo_learning_rate",
+        "num_generations",
+        "fork_starts",
+        "max_completion_length",
+        "max_answer_tokens",
+        "temperature",
+        "epsilon",
+        "scale_rewards",
+        "beta",
+        "reward",
+    }
+)
+"""Settings that only GRPO reads: a run resumed before its first GRPO step may change them too."""
+
+
+def _check_resumable(saved: dict[str, Any], config: TrainConfig, out: Path) -> None:
+    """Refuse to resume a checkpoint trained with other settings (it would silently mix two runs)."""
+    step_file = out / "metrics.jsonl"
+    grpo_started = step_file.exists() and '"phase": "grpo"' in step_file.read_text()
+    free = RESUME_FREE_KEYS | (frozenset() if grpo_started else GRPO_KEYS)
+    new = asdict(config)
+    changed = sorted(k for k in new if k not in free and k in saved and saved[k] != new[k])
+    if changed:
+        raise ConfigError(
+            f"{out}: holds a checkpoint trained with other settings ({', '.join(changed)} differ); "
+            "use a new output_dir or delete that folder to start over"
+        )
 
 
 def sft_batch_indices(n: int, step: int, batch: int, seed: int) -> list[int]:

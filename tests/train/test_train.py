@@ -192,6 +192,13 @@ def test_resume_from_a_checkpoint_continues_identically(tiny: Path, tmp_path: Pa
     losses_a = [json.loads(x)["loss"] for x in (tmp_path / "straight" / "metrics.jsonl").read_text().splitlines()]
     losses_b = [json.loads(x)["loss"] for x in (tmp_path / "resumed" / "metrics.jsonl").read_text().splitlines()]
     assert losses_a == losses_b
+    # a checkpoint of other settings is refused, not silently continued; GRPO's own may still change
+    from gym_mcp.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="sft_batch differ"):
+        train(_config(tiny, tmp_path / "resumed", tasks, sft_batch=4, sft_steps=5), progress=False)
+    train(_config(tiny, tmp_path / "resumed", tasks, sft_steps=5, temperature=0.5), progress=False)
+    assert json.loads((tmp_path / "resumed" / "metrics.jsonl").read_text().splitlines()[-1])["step"] == 5
 
 
 def test_train_config_validation(tmp_path: Path) -> None:
