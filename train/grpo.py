@@ -87,9 +87,9 @@ def token_logprobs(model: Any, input_ids: Any, labels: Any, temperature: float =
     targets = labels[:, 1:]
     keep = (targets != -100).any(dim=0).nonzero().squeeze(-1)
     try:
-        logits = model(input_ids=input_ids, logits_to_keep=keep).logits
+        logits = model(input_ids=input_ids, logits_to_keep=keep, use_cache=False).logits
     except TypeError:  # a model without logits_to_keep
-        logits = model(input_ids=input_ids).logits[:, :-1, :][:, keep, :]
+        logits = model(input_ids=input_ids, use_cache=False).logits[:, :-1, :][:, keep, :]
     kept = targets[:, keep]
     mask = (kept != -100).float()
     logprobs = -torch.nn.functional.cross_entropy(
@@ -329,12 +329,12 @@ def generate_replies(
     ``answer_tokens`` tokens is a plain-text answer and stops there (an untrained model that
     repeats one sentence to the token limit costs ``answer_tokens``, not ``max_new_tokens``).
 
-    When every prompt is the same (a GRPO group's first turn, or a group forked mid-episode),
-    the prompt's KV cache is computed once and shared by the batch instead of once per row.
-    With a `PromptCache` and one key per prompt (an episode's), each row's prompt is run through
-    the model alone, without padding, and only from where it stops matching what that key's
-    last turn left in the cache (identical prompts once): a multi-turn episode pays each turn
-    for its new tokens (the reply and the tool result), not for the whole conversation again.
+    Each row's prompt is run through the model alone, without padding (see `PromptCache`), and
+    identical prompts once (a GRPO group's first turn, or a group forked mid-episode). With a
+    `PromptCache` carried between calls and one key per prompt (an episode's), a prompt runs
+    only from where it stops matching what that key's last turn left in the cache: a multi-turn
+    episode pays each turn for its new tokens (the reply and the tool result), not for the whole
+    conversation again. Without one, every prompt runs whole.
     """
     import torch
 
@@ -355,10 +355,10 @@ def generate_replies(
     ids, mask = inputs["input_ids"], inputs["attention_mask"]
     with torch.no_grad():
         past = None
-        if cache is not None and keys is not None and int(mask.sum(1).min()) > 1:
+        if int(mask.sum(1).min()) > 1:  # a one-token prompt has no prefix to cache
+            if cache is None or keys is None:
+                cache, keys = PromptCache(), range(len(prompts))
             past = cache.batch(model, ids, mask, keys)
-        elif len(prompts) > 1 and all(p == prompts[0] for p in prompts):
-            past = _shared_prompt_cache(model, ids, len(prompts))
         new = _decode(
             model,
             tokenizer,
@@ -473,18 +473,6 @@ def _cache_kwarg() -> str:
     import transformers
 
     return "cache" if int(transformers.__version__.split(".")[0]) >= 5 else "past_key_values"
-
-
-def _shared_prompt_cache(model: Any, input_ids: Any, rows: int) -> Any:
-    """The KV cache of one row's prompt (all but its last token), repeated for ``rows`` rows.
-
-    ``generate`` then runs only the last prompt token per row before sampling; the prompt's
-    forward pass is paid once for the batch.
-    """
-    out = model(input_ids=input_ids[:1, :-1], use_cache=True)
-    cache = out[_cache_kwarg()]
-    cache.batch_repeat_interleave(rows)
-    return cache
 
 
 class PromptCache:
