@@ -443,9 +443,20 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
 
     distractors = None if config.distractor_tools < 0 else config.distractor_tools
     evaluate = held_out if main else []
-    before = _evaluation(
-        out / "eval_before.json", "base model", policy, tokenizer, fmt, make_env, evaluate, config, progress, cache=True
-    )
+    # the base model, adapters off: a resumed run has trained adapters loaded by now
+    with policy.disable_adapter():
+        before = _evaluation(
+            out / "eval_before.json",
+            "base model",
+            policy,
+            tokenizer,
+            fmt,
+            make_env,
+            evaluate,
+            config,
+            progress,
+            cache=True,
+        )
     lap("evaluation before")
     examples = []
     for task in tasks:

@@ -201,6 +201,31 @@ def test_resume_from_a_checkpoint_continues_identically(tiny: Path, tmp_path: Pa
     assert json.loads((tmp_path / "resumed" / "metrics.jsonl").read_text().splitlines()[-1])["step"] == 5
 
 
+def test_the_evaluation_before_training_is_the_base_models_when_a_run_resumes(
+    tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A resumed run has its trained adapters loaded when it evaluates "before": they are switched off."""
+    import shutil
+
+    from gym_mcp.synth import SynthConfig, synthesize
+    from gym_mcp.tasks import save_tasks
+    from gym_mcp.train.trainer import train
+
+    monkeypatch.setenv("GYM_MCP_HOME", str(tmp_path / "home"))
+    tasks = tmp_path / "tasks.jsonl"
+    save_tasks(synthesize("banking", SynthConfig(n=8, seed=2, max_chain=2)).tasks, tasks)
+    evals = {"eval_tasks": 2, "per_device_eval_batch_size": 2, "learning_rate": 5e-2}
+    out = tmp_path / "run"
+    first = train(_config(tiny, out, tasks, sft_steps=2, **evals), progress=False)
+    base = [e["messages"] for e in first["before"]["episodes"]]
+    assert base != [e["messages"] for e in first["after"]["episodes"]]  # the adapters change the replies
+    for name in ("eval_before.json", "eval_after.json", "summary.json"):
+        (out / name).unlink()
+    shutil.rmtree(tmp_path / "home" / "cache" / "evals")  # nothing cached: "before" is played again
+    resumed = train(_config(tiny, out, tasks, sft_steps=3, **evals), progress=False)
+    assert [e["messages"] for e in resumed["before"]["episodes"]] == base
+
+
 def test_train_config_validation(tmp_path: Path) -> None:
     from gym_mcp.errors import ConfigError
     from gym_mcp.train.trainer import TrainConfig
