@@ -768,7 +768,7 @@ def _evaluation(
 ) -> dict[str, Any] | None:
     """Evaluate on the held-out tasks once (a resumed run reuses the saved result).
 
-    With ``cache`` (the base model: fresh adapters change nothing, and evaluation is greedy),
+    With ``cache`` (the base model, evaluated with its adapters off, and evaluation is greedy),
     the result is also kept under ``$GYM_MCP_HOME/cache/evals`` keyed by the model's files, the
     prompt format, the tasks and the generation settings, and a later run with the same key
     reuses it instead of playing the episodes again.
