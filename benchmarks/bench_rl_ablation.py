@@ -116,6 +116,8 @@ def run_seed(base: Any, seed: int, out: Path, *, sft_eval: bool = False, unscale
         "mean_reward_spread": statistics.mean(r.get("reward_spread", 0.0) for r in grpo_rows) if grpo_rows else 0.0,
         "group_success": statistics.mean(r["success"] for r in grpo_rows) if grpo_rows else 0.0,
         "seconds_per_group": grpo_seconds / max(1, len(grpo_rows)),
+        "discarded_groups": sum(r.get("discarded_groups", 0) for r in grpo_rows),
+        "clipped_share": statistics.mean(r.get("clipped", 0.0) for r in grpo_rows) if grpo_rows else 0.0,
     }
 
 
@@ -205,17 +207,30 @@ def main() -> int:
     gain = 100 * statistics.mean(r["sft+grpo"] - r["sft-only"] for r in rows)
     print(
         table(
-            ["seed", "GRPO s", "extra SFT s", "groups", "no spread", "mean spread", "group success", "s/group"],
+            [
+                "seed",
+                "GRPO s",
+                "extra SFT s",
+                "steps",
+                "groups redrawn",
+                "no spread",
+                "mean spread",
+                "group success",
+                "s/step",
+                "clipped",
+            ],
             [
                 [
                     r["seed"],
                     r["grpo_seconds"],
                     r["extra_sft_seconds"],
                     r["groups"],
+                    r["discarded_groups"],
                     r["zero_spread_share"],
                     r["mean_reward_spread"],
                     r["group_success"],
                     r["seconds_per_group"],
+                    r["clipped_share"],
                 ]
                 for r in rows
             ],

@@ -54,6 +54,7 @@ def evaluate_model(
     answer_tokens: int | None = None,
     fmt: Any = None,
     reuse_cache: bool = True,
+    grammar: Any = None,
 ) -> ModelEval:
     """Play each task once, greedily, ``batch_size`` episodes at a time.
 
@@ -71,6 +72,8 @@ def evaluate_model(
         fmt: The prompt format (default: `prompt_format` of the tokenizer).
         reuse_cache: Each turn runs only an episode's new tokens (see `PromptCache`); False
             runs every prompt whole (the same replies, slower).
+        grammar: A `gym_mcp.train.guided.CallGrammar`: calls are decoded under the shown
+            tools' schemas; None decodes freely.
 
     Returns:
         The metrics and one row per episode.
@@ -104,6 +107,7 @@ def evaluate_model(
                     answer_tokens=answer_tokens,
                     fmt=fmt,
                     reuse_cache=reuse_cache,
+                    grammar=grammar,
                 ),
                 strict=True,
             ):

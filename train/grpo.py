@@ -11,9 +11,12 @@ import os
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gym_mcp.errors import DependencyMissing
+
+if TYPE_CHECKING:
+    from gym_mcp.train.guided import CallGrammar
 
 __all__ = [
     "PromptCache",
@@ -320,6 +323,8 @@ def generate_replies(
     answer_tokens: int | None = None,
     cache: PromptCache | None = None,
     keys: Sequence[Hashable] | None = None,
+    grammar: CallGrammar | None = None,
+    tools: Sequence[Sequence[Mapping[str, Any]]] | None = None,
 ) -> list[str]:
     """The model's next reply to each prompt, generated as one left-padded batch.
 
@@ -335,6 +340,10 @@ def generate_replies(
     only from where it stops matching what that key's last turn left in the cache: a multi-turn
     episode pays each turn for its new tokens (the reply and the tool result), not for the whole
     conversation again. Without one, every prompt runs whole.
+
+    With a `CallGrammar` and each prompt's ``tools``, a call the model opens is decoded under
+    those tools' JSON schemas (see `gym_mcp.train.guided`): only the listed tools, their own
+    arguments, valid JSON.
     """
     import torch
 
@@ -368,6 +377,8 @@ def generate_replies(
             max_new_tokens=max_new_tokens,
             temperature=temperature,
             answer_tokens=answer_tokens,
+            grammar=grammar,
+            matchers=[grammar.matcher(t) for t in tools] if grammar is not None and tools is not None else None,
         )
     return [cut_reply(str(tokenizer.decode(row, skip_special_tokens=True))) for row in new]
 
@@ -382,10 +393,13 @@ def _decode(
     max_new_tokens: int,
     temperature: float,
     answer_tokens: int | None,
+    grammar: CallGrammar | None = None,
+    matchers: Sequence[Any] | None = None,
 ) -> list[list[int]]:
     """Each row's continuation, token by token; a row leaves the batch as soon as it stops.
 
-    A row stops at an end-of-turn token, once its text holds a stop string (`STOP_STRINGS`),
+    A row stops at an end-of-turn token, once its text holds a stop string (`STOP_STRINGS`; a
+    guided row only where its grammar is complete, so not inside a call's string value),
     after ``answer_tokens`` tokens without a ``<tool_call>``, or at ``max_new_tokens``. A stopped
     row's cache is dropped from the batch, so the rest decode at the cost of the rows still
     running (``generate`` keeps computing finished rows until the last one stops). Greedy at
@@ -401,6 +415,8 @@ def _decode(
         max_new_tokens: Longest continuation.
         temperature: Sampling temperature; 0 is greedy.
         answer_tokens: See `generate_replies`.
+        grammar: Masks each step's logits with the rows' ``matchers`` (see `CallGrammar`).
+        matchers: One grammar matcher per row, or None for free decoding.
     """
     import torch
 
@@ -425,7 +441,11 @@ def _decode(
     position = positions[:, -1] + 1
     active = list(range(input_ids.shape[0]))
     new: list[list[int]] = [[] for _ in active]
+    guided = grammar is not None and matchers is not None
     for step in range(max_new_tokens):
+        if guided:
+            logits = logits.float()
+            grammar.mask(logits, [matchers[row] for row in active])  # type: ignore[index,union-attr]
         if temperature > 0:
             probs = torch.softmax(logits.float() / temperature, dim=-1)
             picked = torch.multinomial(probs, 1).squeeze(1)
@@ -436,9 +456,12 @@ def _decode(
             token = int(picked[j])
             if token in stop_ids:
                 continue
+            if guided and not matchers[row].accept_token(token):  # type: ignore[index]
+                continue
             new[row].append(token)
             text = tokenizer.decode(new[row], skip_special_tokens=True)
-            if any(marker in text for marker in STOP_STRINGS):
+            # a guided call stops where its grammar closes it, not at a stop string inside a value
+            if any(marker in text for marker in STOP_STRINGS) and (not guided or matchers[row].is_completed()):  # type: ignore[index]
                 continue
             if answer_tokens is not None and len(new[row]) >= answer_tokens and "<tool_call>" not in text:
                 continue
@@ -567,6 +590,7 @@ def play(
     answer_tokens: int | None = None,
     fmt: Any = None,
     reuse_cache: bool = True,
+    grammar: CallGrammar | None = None,
 ) -> list[Rollout]:
     """Play episodes in lockstep: each turn, one batched generation for every episode still open.
 
@@ -589,6 +613,7 @@ def play(
         fmt: The prompt format (default: `prompt_format` of the tokenizer).
         reuse_cache: Carry each episode's prompt KV cache from turn to turn (see `PromptCache`),
             so a turn runs only its new tokens through the model; False runs every prompt whole.
+        grammar: Decode calls under each episode's tool schemas (see `gym_mcp.train.guided`).
 
     Returns:
         One `Rollout` per environment, in order.
@@ -614,6 +639,8 @@ def play(
             answer_tokens=answer_tokens,
             cache=cache,
             keys=open_,
+            grammar=grammar,
+            tools=[tools[i] for i in open_],
         )
         still = []
         for i, reply in zip(open_, replies, strict=True):
@@ -677,6 +704,7 @@ def rollout_group(
     distractors: int | None = None,
     answer_tokens: int | None = None,
     fmt: Any = None,
+    grammar: CallGrammar | None = None,
 ) -> list[Rollout]:
     """A GRPO group: ``size`` rollouts of one task, sampled as one batch from forked environments.
 
@@ -697,6 +725,7 @@ def rollout_group(
         distractors: Tools shown besides the task's own (see `compact_tools`).
         answer_tokens: Cut a reply that opens no call within this many tokens.
         fmt: The prompt format (default: `prompt_format` of the tokenizer).
+        grammar: Decode calls under the tools' schemas (see `gym_mcp.train.guided`).
     """
     from gym_mcp.train.data import compact_tools
 
@@ -719,6 +748,7 @@ def rollout_group(
             context_messages=[len(info["messages"])] * size,
             answer_tokens=answer_tokens,
             fmt=fmt,
+            grammar=grammar,
         )
     finally:
         for fork in forks:
@@ -739,20 +769,28 @@ def grpo_step(
     fmt: Any = None,
     scale_rewards: bool = True,
     checkpoint_tokens: int = 0,
+    num_iterations: int = 1,
 ) -> dict[str, Any]:
-    """One GRPO update from a group of rollouts of the same task.
+    """GRPO updates from a group of rollouts of the same task.
 
     Advantages are group-relative; a group whose rewards are all equal carries no signal and is
-    skipped (``zero_spread``). Only the model's own tokens enter the loss. Each group is used for
-    one update, so the policy that sampled it is the current one: its log-probs are the current
-    ones, detached (ratio 1; the clipped objective's gradient), with no second forward pass. The
-    KL term, when ``kl_coef > 0``, is to the base model: the same weights with the adapter
-    disabled (on the unwrapped model when ``model`` is wrapped, e.g. by DDP). ``temperature`` is
-    the one the rollouts were sampled at: log-probs are those of the sampling distribution.
-    ``micro_batch`` plays the rollouts through the model that many at a time (see `sft_step`);
-    ``fmt`` is the prompt format they were played in; ``scale_rewards`` divides the
-    advantages by the group's std (see `group_advantages`); chunks at least ``checkpoint_tokens``
-    long run with activation checkpointing (see `checkpointed`).
+    skipped (``zero_spread``). Only the model's own tokens enter the loss. The group is used for
+    ``num_iterations`` updates (TRL's name; PPO's epochs): the first runs at ratio 1 (the policy
+    that sampled the group is the current one, so its log-probs are the current ones, detached,
+    with no second forward pass) and records them; each later update's ratio is to those, clipped
+    to ``[1 - clip, 1 + clip]``, so one group of rollouts, the costly part, moves the policy
+    several times but never far from where it sampled. The KL term, when ``kl_coef > 0``, is to
+    the base model: the same weights with the adapter disabled (on the unwrapped model when
+    ``model`` is wrapped, e.g. by DDP). ``temperature`` is the one the rollouts were sampled at:
+    log-probs are those of the sampling distribution. ``micro_batch`` plays the rollouts through
+    the model that many at a time (see `sft_step`); ``fmt`` is the prompt format they were played
+    in; ``scale_rewards`` divides the advantages by the group's std (see `group_advantages`);
+    chunks at least ``checkpoint_tokens`` long run with activation checkpointing (see
+    `checkpointed`).
+
+    Returns:
+        ``{"rewards", "zero_spread", "loss" (the first update's), "kl", "tokens", "clipped" (share
+        of the model's tokens whose ratio was clipped in the later updates)}``.
     """
     import torch
 
@@ -761,6 +799,7 @@ def grpo_step(
     rewards = [r.reward for r in rollouts]
     advantages = group_advantages(rewards, scale=scale_rewards)
     stats: dict[str, Any] = {"rewards": rewards, "zero_spread": not any(advantages), "loss": 0.0, "kl": 0.0}
+    stats["clipped"] = 0.0
     if stats["zero_spread"] and not hasattr(model, "module"):
         return stats  # no signal; under DDP (a wrapped model) every rank must still run its backward
     examples = [
@@ -772,29 +811,37 @@ def grpo_step(
     adv = torch.tensor(advantages, device=device)
     total = float(max(int((labels[:, 1:] != -100).sum()), 1))
     size = micro_batch or ids.shape[0]
-    loss_sum, kl_sum = 0.0, 0.0
-    for first, (chunk_ids, chunk_labels) in zip(
-        range(0, ids.shape[0], size), _chunks(ids, labels, micro_batch), strict=True
-    ):
-        ref = None
-        if kl_coef > 0:
-            inner = getattr(model, "module", model)
-            with torch.no_grad(), inner.disable_adapter():
-                ref, _ = token_logprobs(inner, chunk_ids, chunk_labels, temperature)
-        with checkpointed(model, chunk_ids.shape[1], checkpoint_tokens):
-            logprobs, mask = token_logprobs(model, chunk_ids, chunk_labels, temperature)
-            share = float(mask.sum()) / total  # the means below are over this chunk; weigh it by its tokens
-            chunk_adv = adv[first : first + chunk_ids.shape[0]]
-            loss = clipped_surrogate(logprobs, logprobs.detach(), chunk_adv, mask, clip=clip) * share
-            if ref is not None:
-                kl = kl_to_reference(logprobs, ref, mask) * share
-                loss = loss + kl_coef * kl
-                kl_sum += float(kl.detach())
-            (backward or _backward)(loss)
-        loss_sum += float(loss.detach())
+    chunks = list(zip(range(0, ids.shape[0], size), _chunks(ids, labels, micro_batch), strict=True))
+    old: dict[int, Any] = {}  # per chunk, the sampling policy's log-probs (the first update's)
+    clipped, later_tokens = 0.0, 0.0
+    for iteration in range(max(1, num_iterations)):
+        loss_sum, kl_sum = 0.0, 0.0
+        for first, (chunk_ids, chunk_labels) in chunks:
+            ref = None
+            if kl_coef > 0:
+                inner = getattr(model, "module", model)
+                with torch.no_grad(), inner.disable_adapter():
+                    ref, _ = token_logprobs(inner, chunk_ids, chunk_labels, temperature)
+            with checkpointed(model, chunk_ids.shape[1], checkpoint_tokens):
+                logprobs, mask = token_logprobs(model, chunk_ids, chunk_labels, temperature)
+                sampled = old.setdefault(first, logprobs.detach())
+                share = float(mask.sum()) / total  # the means below are over this chunk; weigh it by its tokens
+                chunk_adv = adv[first : first + chunk_ids.shape[0]]
+                loss = clipped_surrogate(logprobs, sampled, chunk_adv, mask, clip=clip) * share
+                if iteration:
+                    ratio = torch.exp(logprobs.detach() - sampled)
+                    clipped += float((((ratio - 1).abs() > clip).float() * mask).sum())
+                    later_tokens += float(mask.sum())
+                if ref is not None:
+                    kl = kl_to_reference(logprobs, ref, mask) * share
+                    loss = loss + kl_coef * kl
+                    kl_sum += float(kl.detach())
+                (backward or _backward)(loss)
+            loss_sum += float(loss.detach())
+        optimizer.step()
+        optimizer.zero_grad()
+        if iteration == 0:
+            stats["loss"], stats["kl"] = loss_sum, kl_sum
     stats["tokens"] = int(ids.numel())
-    stats["kl"] = kl_sum
-    optimizer.step()
-    optimizer.zero_grad()
-    stats["loss"] = loss_sum
+    stats["clipped"] = clipped / later_tokens if later_tokens else 0.0
     return stats

@@ -113,6 +113,12 @@ class TrainConfig:
             run's peak memory); 0 never checkpoints.
         grpo_steps: GRPO steps (one task, one group, per step).
         num_generations: Rollouts per GRPO group (G).
+        num_iterations: Updates per GRPO group (TRL's name; PPO's epochs): the later ones clip
+            the ratio to the policy that sampled the group (see `grpo_step`). Rollouts cost far
+            more than updates here (a group of 6 about 20 s, an update about 3 s).
+        max_resamples: Dynamic sampling (DAPO's): a group whose rollouts all get the same
+            reward has no gradient, so another task is drawn, up to this many times per step
+            (the step then trains on the last group drawn); 0 trains on every first group.
         fork_starts: Share of GRPO groups that start from a forked mid-episode state (some of the
             task's reference calls already played) rather than from the start.
         max_completion_length: Longest reply per model turn, in tokens, in rollouts and evaluation
@@ -150,6 +156,12 @@ class TrainConfig:
             missing-parameter tasks: the request leaves out a value only the user knows, and these
             episodes have no simulated user to ask, so the only way to the expected state is to
             guess the value (training on their reference calls teaches exactly that).
+        guided_calls: Decode tool calls under the shown tools' JSON schemas in evaluation and
+            rollouts (xgrammar, as vLLM's structured outputs do; see `gym_mcp.train.guided`): once
+            the model opens a call it can write only a listed tool, that tool's own arguments and
+            valid JSON. It decides whether to call, which tool and which values; the base model
+            and the trained one are evaluated the same way. False: free decoding, where such
+            slips are invalid calls.
         prompt_format: ``"auto"`` (the model's chat template when it renders tools, so the adapter
             works with that model's own template and tool parser anywhere it is served; gym-mcp's
             compact prompt otherwise), ``"chat_template"`` or ``"compact"`` (see
@@ -180,6 +192,8 @@ class TrainConfig:
     gradient_checkpointing_tokens: int = 768
     grpo_steps: int = 2
     num_generations: int = 6
+    num_iterations: int = 2
+    max_resamples: int = 1
     fork_starts: float = 0.5
     max_completion_length: int = 96
     max_answer_tokens: int = 32
@@ -201,6 +215,7 @@ class TrainConfig:
     reward: str = "grounded"
     distractor_tools: int = 3
     skip_variants: list[str] = field(default_factory=lambda: ["missing_param"])
+    guided_calls: bool = True
     prompt_format: str = "auto"
     report_to: list[str] = field(default_factory=list)
     save_steps: int = 10
@@ -224,11 +239,14 @@ class TrainConfig:
             "per_device_eval_batch_size",
             "per_device_train_batch_size",
             "max_answer_tokens",
+            "num_iterations",
         ):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
         if self.num_generations < 2 and self.grpo_steps:
             raise ConfigError("num_generations must be >= 2: GRPO compares rollouts within a group")
+        if self.max_resamples < 0:
+            raise ConfigError(f"max_resamples must be >= 0, got {self.max_resamples}")
         if self.lora_layers < 0:
             raise ConfigError(f"lora_layers must be >= 0, got {self.lora_layers}")
         if self.eval_tasks < 0:
@@ -402,6 +420,7 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
     lora = LoraConfig(r=config.lora_r, lora_alpha=config.lora_alpha, target_modules=list(config.lora_targets))
     model, tokenizer = load_lora_model(config.model, lora, last_layers=config.lora_layers)
     fmt = prompt_format(tokenizer, config.prompt_format)
+    grammar = _call_grammar(config, tokenizer, fmt, model)
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=config.learning_rate)
     model, optimizer = accelerator.prepare(model, optimizer)
     backward = accelerator.backward
@@ -443,20 +462,14 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
 
     distractors = None if config.distractor_tools < 0 else config.distractor_tools
     evaluate = held_out if main else []
+
+    def held_out_evaluation(name: str, label: str, *, cache: bool = False) -> dict[str, Any] | None:
+        played = (policy, tokenizer, fmt, make_env, evaluate, config, progress)
+        return _evaluation(out / name, label, *played, cache=cache, grammar=grammar)
+
     # the base model, adapters off: a resumed run has trained adapters loaded by now
     with policy.disable_adapter():
-        before = _evaluation(
-            out / "eval_before.json",
-            "base model",
-            policy,
-            tokenizer,
-            fmt,
-            make_env,
-            evaluate,
-            config,
-            progress,
-            cache=True,
-        )
+        before = held_out_evaluation("eval_before.json", "base model", cache=True)
     lap("evaluation before")
     examples = []
     for task in tasks:
@@ -498,23 +511,30 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
             else:
                 for group in optimizer.param_groups:
                     group["lr"] = config.grpo_learning_rate or config.learning_rate
-                task = rng.choice(tasks)
-                n_calls = len(task.reference_calls)
-                fork_after = rng.randint(1, n_calls - 1) if n_calls > 1 and rng.random() < config.fork_starts else 0
-                rollouts = rollout_group(
-                    policy,
-                    tokenizer,
-                    env,
-                    task,
-                    config.num_generations,
-                    fork_after=fork_after,
-                    max_new_tokens=config.max_completion_length,
-                    temperature=config.temperature,
-                    seed=rng.randrange(2**31),
-                    distractors=distractors,
-                    answer_tokens=config.max_answer_tokens,
-                    fmt=fmt,
-                )
+                discarded = 0
+                while True:  # dynamic sampling: a group whose rollouts all score the same has no gradient
+                    task = rng.choice(tasks)
+                    n_calls = len(task.reference_calls)
+                    fork_after = rng.randint(1, n_calls - 1) if n_calls > 1 and rng.random() < config.fork_starts else 0
+                    rollouts = rollout_group(
+                        policy,
+                        tokenizer,
+                        env,
+                        task,
+                        config.num_generations,
+                        fork_after=fork_after,
+                        max_new_tokens=config.max_completion_length,
+                        temperature=config.temperature,
+                        seed=rng.randrange(2**31),
+                        distractors=distractors,
+                        answer_tokens=config.max_answer_tokens,
+                        fmt=fmt,
+                        grammar=grammar,
+                    )
+                    spread = max(r.reward for r in rollouts) - min(r.reward for r in rollouts)
+                    if spread > 1e-6 or discarded >= config.max_resamples:
+                        break
+                    discarded += 1
                 stats = grpo_step(
                     model,
                     tokenizer,
@@ -528,6 +548,7 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
                     fmt=fmt,
                     scale_rewards=config.scale_rewards == "group",
                     checkpoint_tokens=config.gradient_checkpointing_tokens,
+                    num_iterations=config.num_iterations,
                 )
                 n = len(rollouts)
                 last = {
@@ -542,6 +563,8 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
                     "success": round(sum(float(r.terms.get("success", 0)) for r in rollouts) / n, 4),
                     "calls": round(sum(float(r.terms.get("n_calls", 0)) for r in rollouts) / n, 3),
                     "zero_spread": stats["zero_spread"],
+                    "discarded_groups": discarded,
+                    "clipped": round(stats["clipped"], 4),
                 }
             last["seconds"] = round(time.perf_counter() - t0, 2)
             step += 1
@@ -559,9 +582,7 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
         env.close()
         if bar is not None:
             bar.close()
-    after = _evaluation(
-        out / "eval_after.json", "trained model", policy, tokenizer, fmt, make_env, evaluate, config, progress
-    )
+    after = held_out_evaluation("eval_after.json", "trained model")
     lap("evaluation after")
     result = {
         "last": last,
@@ -592,6 +613,8 @@ GRPO_KEYS = frozenset(
     {
         "grpo_learning_rate",
         "num_generations",
+        "num_iterations",
+        "max_resamples",
         "fork_starts",
         "max_completion_length",
         "max_answer_tokens",
@@ -657,6 +680,18 @@ def sft_learning_rate(config: TrainConfig, step: int) -> float:
     if config.lr_scheduler_type == "cosine":
         return config.learning_rate * 0.5 * (1.0 + math.cos(math.pi * done))
     return config.learning_rate
+
+
+def _call_grammar(config: TrainConfig, tokenizer: Any, fmt: Any, model: Any) -> Any:
+    """The `CallGrammar` that evaluation and rollouts decode calls with, or None (``guided_calls`` off)."""
+    if not config.guided_calls:
+        return None
+    from gym_mcp.train.guided import CallGrammar
+
+    try:
+        return CallGrammar(tokenizer, fmt, vocab_size=int(model.get_output_embeddings().weight.shape[0]))
+    except ValueError as exc:
+        raise ConfigError(f"guided_calls: {exc}; set guided_calls = false") from exc
 
 
 def _reward(name: str) -> Any:
@@ -765,6 +800,7 @@ def _evaluation(
     progress: bool,
     *,
     cache: bool = False,
+    grammar: Any = None,
 ) -> dict[str, Any] | None:
     """Evaluate on the held-out tasks once (a resumed run reuses the saved result).
 
@@ -798,6 +834,7 @@ def _evaluation(
         progress=f"evaluating the {label} on {len(tasks)} held-out tasks" if progress else None,
         answer_tokens=config.max_answer_tokens,
         fmt=fmt,
+        grammar=grammar,
     )
     summary = asdict(result)
     path.write_text(json.dumps(summary, indent=1))
@@ -833,6 +870,7 @@ def _eval_cache_path(config: TrainConfig, fmt: Any, tasks: Sequence[Any]) -> Pat
             config.per_device_eval_batch_size,
             config.reward,
             config.lora_targets,
+            config.guided_calls,
         ],
         "version": gym_mcp.__version__,
     }
