@@ -72,7 +72,7 @@ def evaluate_model(
         fmt: The prompt format (default: `prompt_format` of the tokenizer).
         reuse_cache: Each turn runs only an episode's new tokens (see `PromptCache`); False
             runs every prompt whole (the same replies, slower).
-        grammar: A `gym_mcp.train.guided.CallGrammar`: calls are decoded under the shown
+        grammar: A `gym_mcp.policies.guided.CallGrammar`: calls are decoded under the shown
             tools' schemas; None decodes freely.
 
     Returns:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from gym_mcp.errors import DependencyMissing
 
 if TYPE_CHECKING:
-    from gym_mcp.train.guided import CallGrammar
+    from gym_mcp.policies.guided import CallGrammar
 
 __all__ = [
     "PromptCache",
@@ -342,7 +342,7 @@ def generate_replies(
     conversation again. Without one, every prompt runs whole.
 
     With a `CallGrammar` and each prompt's ``tools``, a call the model opens is decoded under
-    those tools' JSON schemas (see `gym_mcp.train.guided`): only the listed tools, their own
+    those tools' JSON schemas (see `gym_mcp.policies.guided`): only the listed tools, their own
     arguments, valid JSON.
     """
     import torch
@@ -416,7 +416,8 @@ def _decode(
         temperature: Sampling temperature; 0 is greedy.
         answer_tokens: See `generate_replies`.
         grammar: Masks each step's logits with the rows' ``matchers`` (see `CallGrammar`).
-        matchers: One grammar matcher per row, or None for free decoding.
+        matchers: One grammar matcher per row (None: that row decodes freely), or None for free
+            decoding throughout.
     """
     import torch
 
@@ -456,12 +457,13 @@ def _decode(
             token = int(picked[j])
             if token in stop_ids:
                 continue
-            if guided and not matchers[row].accept_token(token):  # type: ignore[index]
+            matcher = matchers[row] if guided else None  # type: ignore[index]
+            if matcher is not None and not matcher.accept_token(token):
                 continue
             new[row].append(token)
             text = tokenizer.decode(new[row], skip_special_tokens=True)
             # a guided call stops where its grammar closes it, not at a stop string inside a value
-            if any(marker in text for marker in STOP_STRINGS) and (not guided or matchers[row].is_completed()):  # type: ignore[index]
+            if any(marker in text for marker in STOP_STRINGS) and (matcher is None or matcher.is_completed()):
                 continue
             if answer_tokens is not None and len(new[row]) >= answer_tokens and "<tool_call>" not in text:
                 continue
@@ -613,7 +615,7 @@ def play(
         fmt: The prompt format (default: `prompt_format` of the tokenizer).
         reuse_cache: Carry each episode's prompt KV cache from turn to turn (see `PromptCache`),
             so a turn runs only its new tokens through the model; False runs every prompt whole.
-        grammar: Decode calls under each episode's tool schemas (see `gym_mcp.train.guided`).
+        grammar: Decode calls under each episode's tool schemas (see `gym_mcp.policies.guided`).
 
     Returns:
         One `Rollout` per environment, in order.
@@ -725,7 +727,7 @@ def rollout_group(
         distractors: Tools shown besides the task's own (see `compact_tools`).
         answer_tokens: Cut a reply that opens no call within this many tokens.
         fmt: The prompt format (default: `prompt_format` of the tokenizer).
-        grammar: Decode calls under the tools' schemas (see `gym_mcp.train.guided`).
+        grammar: Decode calls under the tools' schemas (see `gym_mcp.policies.guided`).
     """
     from gym_mcp.train.data import compact_tools
 

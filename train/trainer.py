@@ -157,7 +157,7 @@ class TrainConfig:
             episodes have no simulated user to ask, so the only way to the expected state is to
             guess the value (training on their reference calls teaches exactly that).
         guided_calls: Decode tool calls under the shown tools' JSON schemas in evaluation and
-            rollouts (xgrammar, as vLLM's structured outputs do; see `gym_mcp.train.guided`): once
+            rollouts (xgrammar, as vLLM's structured outputs do; see `gym_mcp.policies.guided`): once
             the model opens a call it can write only a listed tool, that tool's own arguments and
             valid JSON. It decides whether to call, which tool and which values; the base model
             and the trained one are evaluated the same way. False: free decoding, where such
@@ -686,7 +686,7 @@ def _call_grammar(config: TrainConfig, tokenizer: Any, fmt: Any, model: Any) -> 
     """The `CallGrammar` that evaluation and rollouts decode calls with, or None (``guided_calls`` off)."""
     if not config.guided_calls:
         return None
-    from gym_mcp.train.guided import CallGrammar
+    from gym_mcp.policies.guided import CallGrammar
 
     try:
         return CallGrammar(tokenizer, fmt, vocab_size=int(model.get_output_embeddings().weight.shape[0]))

@@ -43,6 +43,8 @@ class LocalModel:
         prompt_format: ``"auto"``, ``"chat_template"`` or ``"compact"`` (see
             `gym_mcp.policies.prompt.prompt_format`); use the one the adapter was trained with
             (``"auto"`` picks the same as training's default).
+        guided_calls: Decode each call under the JSON schemas of the tools passed to `chat`
+            (see `gym_mcp.policies.guided`), as the trainer's evaluation does by default.
     """
 
     def __init__(
@@ -52,6 +54,7 @@ class LocalModel:
         adapter: str | os.PathLike[str] | None = None,
         device: str = "cpu",
         prompt_format: str = "auto",
+        guided_calls: bool = False,
     ) -> None:
         try:
             import torch
@@ -74,6 +77,13 @@ class LocalModel:
 
             model = PeftModel.from_pretrained(model, str(adapter), is_trainable=False)
         self.model = model.to(device).eval()
+        self.grammar = None
+        if guided_calls:
+            from gym_mcp.policies.guided import CallGrammar
+
+            self.grammar = CallGrammar(
+                self.tokenizer, self.format, vocab_size=int(model.get_output_embeddings().weight.shape[0])
+            )
         self.device = device
         self.name = folder.name + (f"+{Path(adapter).name}" if adapter else "")
         self._lock = threading.Lock()
@@ -86,8 +96,12 @@ class LocalModel:
         temperature: float = 0.0,
         top_p: float = 1.0,
         seed: int | None = None,
+        tools: Sequence[Mapping[str, Any]] = (),
     ) -> str:
-        """Continue a prompt; stops after ``</tool_call>``, at a new turn, or at the end-of-text token."""
+        """Continue a prompt; stops after ``</tool_call>``, at a new turn, or at the end-of-text token.
+
+        With ``guided_calls`` and ``tools``, a call is decoded under those tools' schemas.
+        """
         torch = self.torch
         inputs = self.tokenizer(prompt, return_tensors="pt").to(self.device)
         kwargs: dict[str, Any] = {"max_new_tokens": max_new_tokens, "pad_token_id": self.tokenizer.eos_token_id}
@@ -97,6 +111,9 @@ class LocalModel:
             kwargs.update(do_sample=False)
         kwargs["stop_strings"] = list(STOP_STRINGS)
         kwargs["tokenizer"] = self.tokenizer
+        guide = self.grammar.logits_processor(tools) if self.grammar is not None and tools else None
+        if guide is not None:
+            kwargs["logits_processor"] = [guide]
         with self._lock, torch.no_grad():
             if seed is not None:
                 torch.manual_seed(seed)
@@ -107,7 +124,7 @@ class LocalModel:
         self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] = (), **sampling: Any
     ) -> str:
         """The model's reply to a conversation (text, possibly with ``<tool_call>`` blocks)."""
-        return self.generate(self.format.prompt(messages, tools), **sampling)
+        return self.generate(self.format.prompt(messages, tools), tools=tools, **sampling)
 
 
 class LocalModelPolicy(Policy):

@@ -96,7 +96,24 @@ class CallGrammar:
         self._compiled: dict[str, Any] = {}
 
     def matcher(self, tools: Sequence[Mapping[str, Any]]) -> Any:
-        """A fresh `xgrammar.GrammarMatcher` for one reply of a prompt that shows ``tools``."""
+        """A fresh `xgrammar.GrammarMatcher` for one reply to a prompt showing ``tools``, or None (see `compiled`)."""
+        compiled = self.compiled(tools)
+        return None if compiled is None else self._xgr.GrammarMatcher(compiled)
+
+    def logits_processor(self, tools: Sequence[Mapping[str, Any]]) -> Any:
+        """A transformers ``LogitsProcessor`` for one ``generate`` call of one prompt that shows ``tools``, or None."""
+        from xgrammar.contrib.hf import LogitsProcessor
+
+        compiled = self.compiled(tools)
+        return None if compiled is None else LogitsProcessor(compiled)
+
+    def compiled(self, tools: Sequence[Mapping[str, Any]]) -> Any:
+        """The compiled grammar of replies to a prompt that shows ``tools`` (compiled once per tool list).
+
+        None when a tool's schema is one xgrammar cannot compile (a third-party server's schema
+        may use JSON Schema that it does not support): replies to that prompt decode freely, and
+        the environment checks their calls as it checks any.
+        """
         from xgrammar.structural_tag import JSONSchemaFormat, StructuralTag, TagFormat, TriggeredTagsFormat
 
         key = json.dumps([t.get("function", t) for t in tools], sort_keys=True)
@@ -114,13 +131,17 @@ class CallGrammar:
                     )
                 )
             tag = StructuralTag(format=TriggeredTagsFormat(triggers=[self.trigger], tags=tags, stop_after_first=True))
-            self._compiled[key] = self._compiler.compile_structural_tag(tag)
-        return self._xgr.GrammarMatcher(self._compiled[key])
+            try:
+                self._compiled[key] = self._compiler.compile_structural_tag(tag)
+            except Exception:  # xgrammar's errors for schemas it does not support vary by version
+                self._compiled[key] = None
+        return self._compiled[key]
 
     def mask(self, logits: Any, matchers: Sequence[Any]) -> None:
         """Set to -inf, in place, the logits of the tokens that row ``i``'s matcher (``matchers[i]``) does not allow."""
         xgr = self._xgr
         bitmask = xgr.allocate_token_bitmask(len(matchers), self.vocab_size)
         for row, matcher in enumerate(matchers):
-            matcher.fill_next_token_bitmask(bitmask, row)
+            if matcher is not None:  # a row without one keeps every token (the bitmask starts all ones)
+                matcher.fill_next_token_bitmask(bitmask, row)
         xgr.apply_token_bitmask_inplace(logits, bitmask.to(logits.device))

@@ -12,8 +12,8 @@ pytest.importorskip("xgrammar", reason="guided calls need the [train] extra")
 templates = pytest.importorskip("trl.chat_template_utils", reason="Qwen2.5's template comes with trl ([dev])")
 
 from gym_mcp.actions import hermes_parser  # noqa: E402
+from gym_mcp.policies.guided import CallGrammar, call_layout  # noqa: E402
 from gym_mcp.policies.prompt import CompactFormat, prompt_format  # noqa: E402
-from gym_mcp.train.guided import CallGrammar, call_layout  # noqa: E402
 from tests.tiny_model import build_tiny_model, teach  # noqa: E402
 
 FOREIGN = '<tool_call>{"name": "lock_card", "arguments": {"card_id": "CRD-1001", "daily_limit": 1}}</tool_call>'
@@ -72,6 +72,27 @@ def test_the_grammar_takes_only_the_shown_tools_and_their_schemas(
         assert not _accepts(grammar, tokenizer, banking_tools, bad), bad
 
 
+def test_a_schema_xgrammar_cannot_compile_leaves_that_prompt_unguided(
+    slipping_model: tuple[Path, str], banking_tools: list[dict]
+) -> None:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from gym_mcp.train.grpo import generate_replies
+
+    folder, prompt = slipping_model
+    tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+    model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True)
+    grammar = CallGrammar(tokenizer, CompactFormat(), vocab_size=model.config.vocab_size)
+    broken = {"type": "object", "properties": {"x": {"$ref": "#/definitions/missing"}}}
+    odd = [*banking_tools, {"type": "function", "function": {"name": "odd", "parameters": broken}}]
+    assert grammar.matcher(odd) is None and grammar.matcher(banking_tools) is not None
+    replies = generate_replies(
+        model, tokenizer, [prompt, prompt], max_new_tokens=60, grammar=grammar, tools=[odd, banking_tools]
+    )
+    assert replies[0] == FOREIGN  # that row decodes freely (the environment will reject the call)
+    assert "daily_limit" not in replies[1]  # the other row is still guided
+
+
 def test_guidance_removes_what_no_tool_takes_and_keeps_valid_calls(
     slipping_model: tuple[Path, str], banking_tools: list[dict], tmp_path: Path
 ) -> None:
@@ -102,3 +123,16 @@ def test_guidance_removes_what_no_tool_takes_and_keeps_valid_calls(
     assert again == [valid]
     parsed = hermes_parser(again[0])
     assert not parsed.errors and parsed.calls[0].arguments == {"card_id": "CRD-1001"}
+
+
+def test_a_local_model_guides_the_calls_of_its_chat(
+    slipping_model: tuple[Path, str], banking_tools: list[dict]
+) -> None:
+    from gym_mcp.policies.local import LocalModel
+
+    folder, _ = slipping_model
+    messages = [{"role": "user", "content": "Temporarily lock card CRD-1001."}]
+    assert LocalModel(folder).chat(messages, banking_tools, max_new_tokens=60) == FOREIGN
+    guided = LocalModel(folder, guided_calls=True).chat(messages, banking_tools, max_new_tokens=60)
+    assert guided.startswith('<tool_call>{"name": "lock_card", "arguments": {"card_id": "CRD-1001')
+    assert "daily_limit" not in guided
