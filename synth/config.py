@@ -80,6 +80,18 @@ class SynthConfig:
     optional_rate: float = 0.3
     max_attempts: int = 30
 
+    @classmethod
+    def dialogue(cls, **fields: Any) -> SynthConfig:
+        """Settings for dialogue tasks (a simulated user): the four dialogue kinds and plain tasks, equally.
+
+        ``missing_param`` (a value only asking gets), ``staged`` (a second, dependent request
+        revealed once the first is done), ``change_of_mind`` (a value revised at the first
+        confirmation) and ``confirmation`` (an irreversible action that needs a yes first); every
+        task carries its user and its reference dialogue, replayed against the scripted user.
+        """
+        variants = {"complete": 0.2, "missing_param": 0.2, "staged": 0.2, "change_of_mind": 0.2, "confirmation": 0.2}
+        return cls(**{"variants": variants, "max_attempts": 60, **fields})
+
     def __post_init__(self) -> None:
         if self.n < 1:
             raise SynthError(f"n must be at least 1, got {self.n}")

@@ -56,6 +56,7 @@ class ToolSpec:
         write: True for a tool that may change state.
         intent: The server's request template (None: the tool is never used in a task).
         samples: Literal values per parameter.
+        confirm: When a call needs the user's yes first (``"always"``, ``"amount >= 100"``), or None.
     """
 
     name: str
@@ -64,6 +65,7 @@ class ToolSpec:
     write: bool
     intent: str | None
     samples: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    confirm: str | None = None
 
     def param_type(self, param: str) -> set[str]:
         """JSON types a parameter accepts."""
@@ -97,6 +99,7 @@ def tool_specs(tools: Sequence[Tool]) -> list[ToolSpec]:
                 write=kind == "write",
                 intent=meta.get("gym_mcp/intent"),
                 samples={k: tuple(v) for k, v in samples.items()},
+                confirm=meta.get("gym_mcp/confirm"),
             )
         )
     return specs

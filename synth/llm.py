@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import os
 
+from gym_mcp.chat import ChatClient
 from gym_mcp.errors import ConfigError
-from gym_mcp.policies.chat import ChatClient
 
 __all__ = ["ChatEndpoint"]
 

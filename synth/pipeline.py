@@ -31,7 +31,8 @@ from gym_mcp.synth.graph import EntityPools, ToolGraph, ToolSpec, cache_dir, kit
 from gym_mcp.synth.llm import ChatEndpoint
 from gym_mcp.synth.render import format_value, is_traceable, noun, render, render_chain
 from gym_mcp.synth.values import MISSING, decode, default_value, fits, jaccard, leaves
-from gym_mcp.tasks import Task, replay, save_tasks
+from gym_mcp.tasks import DIALOGUE_KINDS, Slot, Stage, Task, UserScenario, replay, save_tasks
+from gym_mcp.tasks.dialogue import needs_confirmation
 
 __all__ = ["SynthConfig", "SynthError", "SynthResult", "synthesize"]
 
@@ -44,6 +45,7 @@ class _Chain:
     refs: int
     tools: list[str]
     entities: set[str]
+    call_refs: list[set[str]]
     missing: tuple[int, str] | None = None
 
 
@@ -67,6 +69,7 @@ class _Synthesizer:
         self.progress = progress
         self.rng = random.Random(config.seed)
         self.env = MCPEnv(source, max_steps=1_000_000)
+        self.dialogue_env: MCPEnv | None = None
         self.rejects: Counter[str] = Counter()
         self.repaired = 0
         self.timings: Counter[str] = Counter()
@@ -235,6 +238,7 @@ class _Synthesizer:
         texts: list[str] = []
         names: list[str] = []
         entities: set[str] = set()
+        call_refs: list[set[str]] = []
         refs = 0
         write_at = rng.randrange(length)  # at least one write, here
         for i in range(length):
@@ -266,11 +270,12 @@ class _Synthesizer:
             outputs.append(decode(obs))
             texts.append(obs)
             names.append(spec.name)
+            call_refs.append(set(ref_params))
             refs += len(ref_params)
             entities.update(str(v) for p, v in args.items() if p not in ref_params and shape(v))
         if self.env.state.fingerprint() == self.fp0:
             return "writes cancel out (no net change)"  # e.g. freeze then unfreeze: nothing to check
-        chain = _Chain(calls, sentences, texts, refs, names, entities)
+        chain = _Chain(calls, sentences, texts, refs, names, entities, call_refs)
         if not _traceable(chain, render_chain(sentences)):
             return "argument not traceable"
         return chain
@@ -332,12 +337,20 @@ class _Synthesizer:
         instruction = render_chain(chain.sentences)
         hidden_goal = None
         metadata: dict[str, Any] = {}
+        user: UserScenario | None = None
         if variant == "missing_param":
             hidden = self._hide_param(chain, rng)
             if hidden is None:
                 variant = "complete"
             else:
                 instruction, hidden_goal, metadata["missing"] = hidden
+                user = self._scenario(chain, [instruction], [len(chain.calls)], missing=metadata["missing"])
+        elif variant in DIALOGUE_KINDS:
+            made = self._dialogue(chain, variant, rng)
+            if made is None:
+                return None
+            user, hidden_goal = made
+            instruction = user.stages[0].request
         if variant == "distractors":
             metadata["distractor_tools"] = self._distractor_schemas(rng)
         if self.llm is not None and variant in ("complete", "distractors"):
@@ -367,6 +380,113 @@ class _Synthesizer:
             difficulty=difficulty,
             variant=variant,
             metadata={**difficulty_meta, **metadata},
+            user=user,
+        )
+
+    # -- dialogue tasks ----------------------------------------------------------------------------
+
+    def _confirm_calls(self, chain: _Chain) -> list[int]:
+        return [
+            i
+            for i, call in enumerate(chain.calls)
+            if needs_confirmation(self.by_name[call["name"]].confirm, call["arguments"])
+        ]
+
+    def _dialogue(self, chain: _Chain, variant: str, rng: random.Random) -> tuple[UserScenario, str] | None:
+        """The user of a ``staged``, ``confirmation`` or ``change_of_mind`` task; None when the chain does not fit."""
+        sentences = list(chain.sentences)
+        goal = f"You want this done: {render_chain(chain.sentences)}"
+        if variant == "staged":
+            splits = [
+                k
+                for k in range(1, len(chain.calls))
+                if any(
+                    format_value(chain.calls[i]["arguments"][p]) in out
+                    for i in range(k, len(chain.calls))
+                    for p in chain.call_refs[i]
+                    for out in chain.outputs[:k]
+                )
+            ]
+            if not splits:
+                return None
+            k = rng.choice(splits)
+            later = render_chain(sentences[k:])
+            requests = [render_chain(sentences[:k]), "Now " + later[:1].lower() + later[1:]]
+            return self._scenario(chain, requests, [k, len(chain.calls) - k]), goal
+        confirm = self._confirm_calls(chain)
+        if not confirm:
+            return None
+        if variant == "confirmation":
+            return self._scenario(chain, [render_chain(sentences)], [len(chain.calls)]), goal
+        # change_of_mind: the request states another value for one argument of an action to confirm
+        options = []
+        for i in confirm:
+            spec = self.by_name[chain.calls[i]["name"]]
+            for param, value in chain.calls[i]["arguments"].items():
+                used_elsewhere = any(j != i and value in c["arguments"].values() for j, c in enumerate(chain.calls))
+                if param in chain.call_refs[i] or used_elsewhere or "{" + param + "}" not in (spec.intent or ""):
+                    continue
+                others = [v for v in spec.samples.get(param, ()) if v != value and fits(v, spec.param_type(param))]
+                if not others and shape(value):
+                    others = [v for v in self.pools.candidates(param) if v != value and shape(v) == shape(value)][:20]
+                if others:
+                    options.append((i, param, others))
+        if not options:
+            return None
+        i, param, others = rng.choice(options)
+        was = rng.choice(sorted(others, key=str))
+        spec = self.by_name[chain.calls[i]["name"]]
+        refs = {p: f"that {noun(p)}" for p in chain.call_refs[i]}
+        old = render(spec.intent or "", {**chain.calls[i]["arguments"], param: was}, refs)
+        if old is None:
+            return None
+        sentences[i] = old
+        scenario = self._scenario(chain, [render_chain(sentences)], [len(chain.calls)], revise=(i, param, was))
+        return scenario, goal
+
+    def _scenario(
+        self,
+        chain: _Chain,
+        requests: list[str],
+        sizes: list[int],
+        *,
+        missing: Mapping[str, Any] | None = None,
+        revise: tuple[int, str, Any] | None = None,
+    ) -> UserScenario:
+        """The user: its slots, its requests, what it must confirm, and the reference dialogue."""
+        slots = []
+        for i, call in enumerate(chain.calls):
+            for param, value in call["arguments"].items():
+                if param in chain.call_refs[i]:
+                    continue  # from an earlier output, not from the user
+                hidden = missing is not None and missing.get("call") == i and missing.get("param") == param
+                was = revise[2] if revise is not None and revise[:2] == (i, param) else None
+                slots.append(Slot(param=param, value=value, call=i, said=not hidden, was=was))
+        confirm = self._confirm_calls(chain)
+        turns: list[dict[str, Any]] = []
+        start = 0
+        for s, size in enumerate(sizes):
+            for i in range(start, start + size):
+                call = chain.calls[i]
+                for slot in slots:
+                    if slot.call == i and not slot.said:
+                        turns.append({"say": f"Which {noun(slot.param)} should I use?"})
+                if i in confirm:
+                    spec = self.by_name[call["name"]]
+                    refs = {p: f"that {noun(p)}" for p in chain.call_refs[i]}
+                    for slot in slots:
+                        if slot.call == i and slot.was is not None:
+                            args = {**call["arguments"], slot.param: slot.was}
+                            turns.append({"say": _confirm_text(render(spec.intent or "", args, refs))})
+                    turns.append({"say": _confirm_text(render(spec.intent or "", call["arguments"], refs))})
+                turns.append({"name": call["name"], "arguments": call["arguments"]})
+            start += size
+            turns.append({"say": "All done." if s == len(sizes) - 1 else "Done. Anything else?"})
+        return UserScenario(
+            slots=tuple(slots),
+            stages=tuple(Stage(request=r, calls=n) for r, n in zip(requests, sizes, strict=True)),
+            confirm=tuple(confirm),
+            turns=tuple(turns),
         )
 
     def _hide_param(self, chain: _Chain, rng: random.Random) -> tuple[str, str, dict[str, Any]] | None:
@@ -408,6 +528,8 @@ class _Synthesizer:
         tokens_index: dict[str, list[int]] = {}
         token_sets: list[set[str]] = []
         attempts = 0
+        pending: str | None = None
+        misses = 0
         while len(kept) < n_chains and attempts < cfg.n * cfg.max_attempts:
             attempts += 1
             rng = random.Random(self.rng.random())
@@ -420,9 +542,13 @@ class _Synthesizer:
             if any(jaccard(tokens, token_sets[j]) >= cfg.jaccard for j in close):
                 self.rejects["near-duplicate"] += 1
                 continue
-            task = self._to_task(len(kept), chain, self._variant(rng), rng)
+            variant = pending or self._variant(rng)
+            task = self._to_task(len(kept), chain, variant, rng)
+            misses = misses + 1 if task is None else 0
+            # A dialogue kind waits for a chain that fits it (for a while: a server may have few).
+            pending = variant if task is None and misses < 40 else None
             if task is None:
-                self.rejects["no variant"] += 1
+                self.rejects["chain does not fit the variant"] += 1
                 continue
             for tok in tokens:
                 tokens_index.setdefault(tok, []).append(len(token_sets))
@@ -462,8 +588,20 @@ class _Synthesizer:
             if task.variant == "irrelevant" and fp != self.fp0:
                 self.rejects["replay mismatch"] += 1
                 continue
-            out.append(_replace(task, expected_fingerprint=fp))
+            task = _replace(task, expected_fingerprint=fp)
+            if task.user is not None and not self._dialogue_completes(task):
+                self.rejects["reference dialogue failed"] += 1
+                continue
+            out.append(task)
         return out
+
+    def _dialogue_completes(self, task: Task) -> bool:
+        """Whether the task's reference dialogue, played against the scripted user, completes it."""
+        if self.dialogue_env is None:
+            self.dialogue_env = MCPEnv(self.source, max_steps=1_000_000, user="scripted", max_user_turns=100)
+        result = replay(self.dialogue_env, task)
+        terms = result.info.get("reward_terms", {})
+        return result.ok and terms.get("success") == 1.0 and bool(result.info.get("user", {}).get("stopped"))
 
     def _split(self, tasks: list[Task]) -> list[Task]:
         cfg = self.config
@@ -525,6 +663,8 @@ class _Synthesizer:
 
     def close(self) -> None:
         self.env.close()
+        if self.dialogue_env is not None:
+            self.dialogue_env.close()
 
 
 def _traceable(chain: _Chain, instruction: str) -> bool:
@@ -534,6 +674,12 @@ def _traceable(chain: _Chain, instruction: str) -> bool:
         for i, call in enumerate(chain.calls)
         for value in leaves(call["arguments"])
     )
+
+
+def _confirm_text(sentence: str | None) -> str:
+    """How the reference agent asks the user to approve an action."""
+    text = (sentence or "do this").rstrip(".")
+    return f"I am about to {text[:1].lower()}{text[1:]}. Shall I go ahead?"
 
 
 def _replace(task: Task, **changes: Any) -> Task:

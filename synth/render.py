@@ -14,37 +14,12 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from gym_mcp.tasks.dialogue import format_value, noun
+
 __all__ = ["format_value", "is_traceable", "noun", "render", "render_chain", "values_in"]
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _SEGMENT = re.compile(r"\[([^\[\]]*)\]")
-
-
-def format_value(value: Any) -> str:
-    """How a value reads in an instruction (``25.0`` -> ``25``, lists joined with "and")."""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.2f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))
-    if isinstance(value, list | tuple):
-        items = [format_value(v) for v in value]
-        if len(items) <= 1:
-            return "".join(items)
-        return ", ".join(items[:-1]) + " and " + items[-1]
-    if isinstance(value, dict):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)
-
-
-def noun(param: str) -> str:
-    """A parameter as a noun: ``from_account_id`` -> ``account``, ``event_id`` -> ``event``."""
-    words = param.split("_")
-    if words and words[-1] in ("id", "ids"):
-        words = words[:-1]
-    prefixes = {"from", "to", "acting", "source", "target", "new", "old"}
-    while len(words) > 1 and words[0] in prefixes:
-        words = words[1:]
-    return " ".join(words) or param
 
 
 def render(template: str, arguments: Mapping[str, Any], refs: Mapping[str, str] | None = None) -> str | None:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import sqlite3
+import subprocess
 import sys
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TypeVar
 
 from mcp import Client
@@ -143,3 +146,43 @@ def in_one_pool(one: Callable[[int, ServerPool], Awaitable[T]], n: int = 8) -> l
             await pool.close()
 
     return asyncio.run(main())
+
+
+def send_json(handler: Any, payload: bytes, status: int = 200) -> None:
+    """Answer a `BaseHTTPRequestHandler` request with ``payload`` as JSON (loopback test endpoints)."""
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(payload)))
+    handler.end_headers()
+    handler.wfile.write(payload)
+
+
+@contextlib.contextmanager
+def served_model(folder: Any, timeout: float = 120) -> Iterator[str]:
+    """Run ``gym-mcp serve-model`` on a local model folder; yields its ``/v1`` URL once it answers."""
+    import httpx
+
+    from gym_mcp import free_port
+
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gym_mcp.cli", "serve-model", "--model", str(folder), "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                httpx.get(url + "/models", timeout=2).raise_for_status()
+                break
+            except httpx.HTTPError:
+                assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+                assert time.monotonic() < deadline
+                time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)

@@ -52,6 +52,12 @@ def register(sub: Any) -> None:
         help="episode reward: final-state match, PROVE's composite (default), MUA-RL's binary success, or "
         "grounded (success picks the band, [0.5, 1] or [0, 0.45], PROVE's terms shape it)",
     )
+    ev.add_argument(
+        "--user",
+        default=None,
+        help="a simulated user: scripted, or openai:URL[@MODEL] (an LLM user); each failure is attributed to it "
+        "or to the agent",
+    )
     ev.add_argument("-o", "--output", default="runs/eval", help="output folder (results.json/.md/.png)")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
     ev.set_defaults(run=_eval)
@@ -66,6 +72,8 @@ def _check_args(args: argparse.Namespace) -> None:
         raise ConfigError("--category and --limit go with --suite")
     if len(args.env) != len(args.tasks):
         raise ConfigError("give one --tasks file per --env, in the same order")
+    if args.user and args.suite:
+        raise ConfigError("--user goes with --env/--tasks (BFCL keeps its own scripted turns)")
 
 
 def _eval(args: argparse.Namespace) -> int:
@@ -94,6 +102,13 @@ def _eval(args: argparse.Namespace) -> int:
         runs = list(zip(args.env, args.tasks, strict=True))
         max_steps = args.max_steps or 20
         env_kwargs = {"transport": args.transport} if args.transport else {}
+        if args.user:
+            from gym_mcp.users import LLMUser, make_user
+
+            user = make_user(args.user)  # a bad spec fails here, with one line
+            if isinstance(user, LLMUser):
+                user.chat.check()  # an unreachable endpoint fails here
+            env_kwargs["user"] = user
         if args.reward != "state":
             env_kwargs["reward"] = {
                 "prove": CompositeReward.prove,
@@ -111,7 +126,13 @@ def _eval(args: argparse.Namespace) -> int:
                 f"{policy:<12} {env_id:<24} success {_percent(m['success_rate'])}  pass^{args.k} "
                 f"{_percent(m['pass^k'][str(args.k)])}  mean reward {m['mean_reward']:.3f}"
             )
-            if args.suite:
+            if "failures" in m:
+                f = m["failures"]
+                print(
+                    f"{'':<12} failures: agent {f['agent']}, user {f['user']}; success without the user's failures "
+                    f"{_percent(m['success_rate_excluding_user_failures'])}; ask rate {_percent(m['ask_rate'])}"
+                )
+            if args.suite or "failures" in m:
                 for variant, b in m["by_variant"].items():
                     print(f"{'':<12} {variant:<24} success {_percent(b['success_rate'])}  ({b['episodes']} entries)")
             note = unscorable_note(env_id, m)

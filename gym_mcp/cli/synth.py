@@ -27,6 +27,11 @@ def register(sub: Any) -> None:
         action="store_true",
         help="hold out entities only, so every tool is in the train split (default: some whole tools are test-only)",
     )
+    synth.add_argument(
+        "--dialogue",
+        action="store_true",
+        help="dialogue tasks for a simulated user: missing values, staged requests, changes of mind, confirmations",
+    )
     synth.add_argument("--quiet", action="store_true", help="no progress bar")
     synth.add_argument("--llm-url", help="optional OpenAI-compatible endpoint (…/v1) that paraphrases instructions")
     synth.add_argument("--llm-model", default="default", help="model name for --llm-url")
@@ -50,7 +55,7 @@ def _synth(args: argparse.Namespace) -> int:
     else:
         get_kit(args.server)  # an unknown name fails here, before anything runs
         source = BundledSource(args.server)
-    config = SynthConfig(
+    config = (SynthConfig.dialogue if args.dialogue else SynthConfig)(
         n=args.n,
         seed=args.seed,
         data_seed=args.data_seed,

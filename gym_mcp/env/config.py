@@ -26,6 +26,9 @@ class EnvConfig:
         max_action_chars: Longest action accepted (longer ones are an error observation).
         max_observation_chars: Longest observation; longer tool output is cut with a note.
         max_calls_per_step: Most calls one action may make.
+        max_user_turns: With a simulated user, its replies before the episode is truncated.
+        max_steps_per_turn: With a simulated user, the agent's steps between two user messages
+            before the episode is truncated.
     """
 
     max_steps: int = 20
@@ -33,12 +36,16 @@ class EnvConfig:
     max_action_chars: int = 32_000
     max_observation_chars: int = 16_000
     max_calls_per_step: int = 8
+    max_user_turns: int = 10
+    max_steps_per_turn: int = 10
 
     def __post_init__(self) -> None:
         if self.max_steps < 1:
             raise ConfigError(f"max_steps must be at least 1, got {self.max_steps}")
         if self.call_timeout <= 0:
             raise ConfigError(f"call_timeout must be positive, got {self.call_timeout}")
+        if self.max_user_turns < 1 or self.max_steps_per_turn < 1:
+            raise ConfigError("max_user_turns and max_steps_per_turn must be at least 1")
         if self.max_observation_chars < 256 or self.max_action_chars < 256:
             raise ConfigError("max_observation_chars and max_action_chars must be at least 256")
 

@@ -6,6 +6,8 @@ action. The core holds what they have in common:
 
 - the conversation (``messages``, OpenAI chat format), the record of every attempted call
   (``calls``), the counters reported in ``info``, the step count, and the final answer;
+- the simulated user, when there is one (`gym_mcp.users`): a message to it, its reply, its
+  record (``user_turns``) and the limits on a dialogue;
 - the warm server it borrows from a `ServerPool` and gives back at ``close``;
 - how an action that cannot be read, an invalid call and a call's result are recorded;
 - ``snapshot``/``restore`` of all of that together with the server's state, and ``fork(n)``.
@@ -27,8 +29,10 @@ from gym_mcp.errors import ConfigError
 from gym_mcp.live.connection import ToolResult
 from gym_mcp.live.pool import ServerPool, get_pool
 from gym_mcp.live.server import LiveServer
-from gym_mcp.rewards.episode import CallRecord, Episode, RewardFn
+from gym_mcp.rewards.episode import CallRecord, Episode, RewardFn, UserTurn
 from gym_mcp.state.base import Snapshot
+from gym_mcp.tasks import Task
+from gym_mcp.users import FALLBACK, User, UserReply, UserView
 
 __all__ = ["EpisodeCore", "EpisodeSnapshot", "reward_terms"]
 
@@ -53,6 +57,9 @@ class EpisodeSnapshot:
     done: bool
     final_answer: str | None
     rng_state: Mapping[str, Any] | None = field(default=None, repr=False)
+    user_turns: tuple[UserTurn, ...] = ()
+    turn_steps: int = 0
+    limits: tuple[str, ...] = ()
 
 
 def reward_terms(reward_fn: RewardFn, episode: Episode) -> dict[str, float]:
@@ -73,8 +80,9 @@ class EpisodeCore(ABC):
     `_restore_fields`) and `_clone_empty` (an environment like this one, at no episode).
     """
 
-    def __init__(self, pool: ServerPool | None) -> None:
+    def __init__(self, pool: ServerPool | None, user: User | None = None) -> None:
         self._pool = pool
+        self.user = user
         self.live: LiveServer | None = None
         self.np_random: np.random.Generator = seeding.np_random(None)[0]
         self._new_episode()
@@ -94,6 +102,9 @@ class EpisodeCore(ABC):
         self.steps = 0
         self.done = False
         self.final_answer: str | None = None
+        self.user_turns: list[UserTurn] = []
+        self.turn_steps = 0  # the agent's steps since the user last spoke
+        self.limits: list[str] = []  # the limits this episode reached
 
     async def reset(
         self,
@@ -130,8 +141,64 @@ class EpisodeCore(ABC):
         return items[int(self.np_random.integers(len(items)))]
 
     def _counts(self) -> dict[str, Any]:
-        """The ``info`` entries every environment reports."""
-        return {"messages": list(self.messages), "step": self.steps, **self.counters}
+        """The ``info`` entries every environment reports (and ``user`` when there is one)."""
+        out = {"messages": list(self.messages), "step": self.steps, **self.counters, "limits": list(self.limits)}
+        if self.user is not None:
+            out["user"] = self._user_info()
+        return out
+
+    def _user_info(self) -> dict[str, Any]:
+        guards: dict[str, int] = {}
+        kinds: dict[str, int] = {}
+        for turn in self.user_turns:
+            kinds[turn.kind] = kinds.get(turn.kind, 0) + 1
+            for g in turn.guards:
+                guards[g] = guards.get(g, 0) + 1
+        return {
+            "name": self.user.name if self.user is not None else None,
+            "turns": len(self.user_turns),
+            "stopped": any(t.kind == "stop" for t in self.user_turns),
+            "kinds": kinds,
+            "guards": guards,
+            "needless_questions": sum(t.needless for t in self.user_turns),
+        }
+
+    # -- the user ----------------------------------------------------------------------------
+
+    async def _to_user(self, task: Task, text: str, max_user_turns: int) -> tuple[str, bool, bool]:
+        """Send the agent's message to the user; returns ``(reply, terminated, truncated)``.
+
+        A user that raises (a bug in a custom user) gives the fixed fallback reply, with the
+        guard ``error``: nothing escapes ``step()``.
+        """
+        assert self.user is not None
+        self.final_answer = text
+        self.messages.append({"role": "assistant", "content": text})
+        view = UserView(task, text, tuple(self.messages), tuple(self.calls), tuple(self.user_turns), self.steps)
+        try:
+            reply = await self.user.reply(view)
+        except Exception as exc:  # a custom user's bug becomes a counted guard, not a crash of step()
+            reply = UserReply(FALLBACK, "other", guards=(f"error:{type(exc).__name__}",))
+        turn = UserTurn(self.steps, reply.text, reply.kind, reply.slot, reply.needless, reply.guards)
+        self.user_turns.append(turn)
+        self.messages.append({"role": "user", "content": reply.text})
+        self.turn_steps = 0
+        if reply.stop:
+            return reply.text, True, False
+        if len(self.user_turns) >= max_user_turns:
+            self.limits.append("max_user_turns")
+            return reply.text, False, True
+        return reply.text, False, False
+
+    def _limit_reached(self, max_steps: int | None, max_steps_per_turn: int) -> bool:
+        """Whether the episode must be truncated now (the limit reached is named in ``limits``)."""
+        if max_steps is not None and self.steps >= max_steps:
+            self.limits.append("max_steps")
+            return True
+        if self.user is not None and self.turn_steps >= max_steps_per_turn:
+            self.limits.append("max_steps_per_turn")
+            return True
+        return False
 
     # -- recording actions and calls ------------------------------------------------------------
 
@@ -213,6 +280,9 @@ class EpisodeCore(ABC):
             "done": self.done,
             "final_answer": self.final_answer,
             "rng_state": copy.deepcopy(self.np_random.bit_generator.state),
+            "user_turns": tuple(self.user_turns),
+            "turn_steps": self.turn_steps,
+            "limits": tuple(self.limits),
         }
 
     def _restore_fields(self, snap: EpisodeSnapshot) -> None:
@@ -224,6 +294,9 @@ class EpisodeCore(ABC):
         self.steps = snap.steps
         self.done = snap.done
         self.final_answer = snap.final_answer
+        self.user_turns = list(snap.user_turns)
+        self.turn_steps = snap.turn_steps
+        self.limits = list(snap.limits)
         if snap.rng_state is not None:
             rng = np.random.Generator(np.random.PCG64())
             rng.bit_generator.state = copy.deepcopy(dict(snap.rng_state))

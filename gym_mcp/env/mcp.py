@@ -24,9 +24,11 @@ from gym_mcp.live.runner import run_sync
 from gym_mcp.live.server import LiveServer, ServerSource, Transport
 from gym_mcp.live.sources import BundledSource
 from gym_mcp.rewards.episode import Episode, RewardFn
-from gym_mcp.rewards.outcome import state_match
+from gym_mcp.rewards.outcome import completion, state_match
 from gym_mcp.state.base import StateBackend
 from gym_mcp.tasks import Task, reference_fingerprint
+from gym_mcp.tasks.dialogue import confirmation_note
+from gym_mcp.users import UserSpec, make_user
 from gym_mcp.wrappers.tools import ToolView
 
 __all__ = ["AsyncMCPEnv", "MCPEnv", "MCPEpisodeSnapshot"]
@@ -55,6 +57,8 @@ class AsyncMCPEnv(EpisodeCore):
         pool: Pool of warm servers (default: the running loop's).
         hide_tools: Tools the agent never sees nor can call (names as the server lists them).
         rename_tools: ``{server name: name the agent sees}``, e.g. to resolve a clash.
+        user: A simulated user (``"scripted"``, ``"openai:URL"`` or a `User`): the episode becomes
+            a dialogue and the default reward `completion` (see `gym_mcp.users`).
     """
 
     def __init__(
@@ -68,19 +72,21 @@ class AsyncMCPEnv(EpisodeCore):
         pool: ServerPool | None = None,
         hide_tools: Iterable[str] = (),
         rename_tools: Mapping[str, str] | None = None,
+        user: UserSpec = None,
     ) -> None:
         self.source = source
         self.view = ToolView(source.name, hide=hide_tools, rename=rename_tools)
         self.tasks = coerce_tasks(tasks, source.name)
         self._task_index = {t.id: t for t in self.tasks}
-        self.reward_fn: RewardFn = reward or state_match
+        resolved_user = make_user(user)
+        self.reward_fn: RewardFn = reward or (completion if resolved_user is not None else state_match)
         self.parser: Parser = parser or auto_parser
         self.config = config or EnvConfig()
         self._openai_tools: list[dict[str, Any]] = []
         self._restarts_seen = 0
         self.task = self.tasks[0]
         self.initial_fingerprint = ""
-        super().__init__(pool)
+        super().__init__(pool, resolved_user)
         self._start(self.task)
 
     @property
@@ -96,8 +102,11 @@ class AsyncMCPEnv(EpisodeCore):
     def _start(self, task: Task) -> None:
         self._new_episode()
         self.task = task
-        self.messages.append({"role": "user", "content": task.instruction})
+        self.messages.append({"role": "user", "content": self._opening(task)})
         self.initial_fingerprint = ""
+
+    def _opening(self, task: Task) -> str:
+        return self.user.opening(task) if self.user is not None else task.instruction
 
     @property
     def state(self) -> StateBackend:
@@ -119,6 +128,12 @@ class AsyncMCPEnv(EpisodeCore):
             self._restarts_seen = self.live.restarts
             self.view.bind(self.live.tools)
             self._openai_tools = openai_tools(list(self.view.tools.values()))
+            if self.user is not None:  # with someone to ask, irreversible tools say to ask first
+                for schema, tool in zip(self._openai_tools, self.view.tools.values(), strict=True):
+                    rule = (tool.meta or {}).get("gym_mcp/confirm")
+                    if isinstance(rule, str) and rule:
+                        fn = schema["function"]
+                        fn["description"] = f"{fn['description'].rstrip()}\n\n{confirmation_note(rule)}".strip()
         return self.live
 
     async def _check_server(self) -> None:
@@ -149,7 +164,7 @@ class AsyncMCPEnv(EpisodeCore):
         initial = self.source.initial_snapshot(task.data_seed)
         live.state.restore(initial)
         self.initial_fingerprint = live.state.fingerprint_of(initial)  # cached: restores are exact
-        return self._clip(task.instruction), self.info()
+        return self._clip(self._opening(task)), self.info()
 
     def _choose_task(self, options: Mapping[str, Any]) -> Task:
         if "task" in options:
@@ -164,10 +179,11 @@ class AsyncMCPEnv(EpisodeCore):
         return task
 
     async def step(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        """Run one action: tool calls on the live server, or a final answer.
+        """Run one action: tool calls on the live server, or a final answer (a message to the user).
 
         Never raises for a malformed action: it becomes an error observation, counted in
-        ``info["invalid_calls"]``.
+        ``info["invalid_calls"]``. With a user, text without a call goes to the user and its
+        reply is the observation; the user's stop ends the episode.
 
         Returns:
             ``(observation, reward, terminated, truncated, info)``.
@@ -175,19 +191,24 @@ class AsyncMCPEnv(EpisodeCore):
         if self.done:
             return OVER, 0.0, True, False, self.info()
         self.steps += 1
+        self.turn_steps += 1
         parsed = parse_action(action, self.parser, self.config.max_action_chars)
+        truncated = False
         if parsed.calls:
             observation = await self._run_calls(parsed)
             terminated = False
         elif parsed.errors:
             observation = self._reject(parsed)
             terminated = False
+        elif self.user is not None:
+            observation, terminated, truncated = await self._to_user(self.task, parsed.text, self.config.max_user_turns)
         else:
             self.final_answer = parsed.text
             self.messages.append({"role": "assistant", "content": parsed.text})
             observation = ""
             terminated = True
-        truncated = not terminated and self.steps >= self.config.max_steps
+        if not (terminated or truncated):
+            truncated = self._limit_reached(self.config.max_steps, self.config.max_steps_per_turn)
         reward = 0.0
         info = self.info()
         if terminated or truncated:
@@ -215,6 +236,8 @@ class AsyncMCPEnv(EpisodeCore):
             final_fingerprint=self.state.fingerprint(),
             terminated=terminated,
             truncated=truncated,
+            user_turns=tuple(self.user_turns),
+            with_user=self.user is not None,
         )
 
     # -- actions -------------------------------------------------------------------------------
@@ -296,6 +319,7 @@ class AsyncMCPEnv(EpisodeCore):
             pool=self._pool,
             hide_tools=self.view.hide,
             rename_tools=self.view.rename,
+            user=self.user,
         )
 
 
@@ -321,6 +345,11 @@ class MCPEnv(SyncEnv[AsyncMCPEnv]):
         render_mode: ``"ansi"`` to render the conversation as text.
         hide_tools: Tools the agent never sees nor can call.
         rename_tools: ``{server name: name the agent sees}``.
+        user: A simulated user: ``"scripted"``, ``"openai:URL"`` (``"openai:URL@model"``) or a
+            `gym_mcp.users.User`. Text without a call then goes to the user, whose reply is the
+            next observation; the user's stop ends the episode. None: text ends the episode.
+        max_user_turns: The user's replies before the episode is truncated.
+        max_steps_per_turn: Agent steps between two user messages before truncation.
     """
 
     def __init__(
@@ -338,6 +367,9 @@ class MCPEnv(SyncEnv[AsyncMCPEnv]):
         render_mode: str | None = None,
         hide_tools: Iterable[str] = (),
         rename_tools: Mapping[str, str] | None = None,
+        user: UserSpec = None,
+        max_user_turns: int = 10,
+        max_steps_per_turn: int = 10,
     ) -> None:
         source = server if isinstance(server, ServerSource) else BundledSource(server, transport)
         config = EnvConfig(
@@ -345,6 +377,8 @@ class MCPEnv(SyncEnv[AsyncMCPEnv]):
             call_timeout=call_timeout,
             max_action_chars=max_action_chars,
             max_observation_chars=max_observation_chars,
+            max_user_turns=max_user_turns,
+            max_steps_per_turn=max_steps_per_turn,
         )
         core = AsyncMCPEnv(
             source,
@@ -354,6 +388,7 @@ class MCPEnv(SyncEnv[AsyncMCPEnv]):
             config=config,
             hide_tools=hide_tools,
             rename_tools=rename_tools,
+            user=user,
         )
         self._attach(core, render_mode, max_observation_chars, max_action_chars)
         run_sync(self.core._ensure_live())

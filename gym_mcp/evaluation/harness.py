@@ -37,7 +37,7 @@ from gym_mcp.policies.base import Policy
 from gym_mcp.rewards.prove import efficiency_budget
 from gym_mcp.tasks import Task, load_tasks
 
-__all__ = ["EvalConfig", "EvalResult", "evaluate", "pass_hat_k"]
+__all__ = ["EvalConfig", "EvalResult", "evaluate", "failed_by", "pass_hat_k"]
 
 
 @dataclass(frozen=True)
@@ -138,9 +138,25 @@ def _play(
             "final_answer": core.final_answer,
             "calls": [c.to_dict() for c in core.calls],
             "messages": info["messages"],
+            "user": info.get("user"),
+            "failed_by": failed_by(info, terms) if scorable else None,
         }
     finally:
         env.close()
+
+
+def failed_by(info: Mapping[str, Any], terms: Mapping[str, Any]) -> str | None:
+    """Who a failed episode's failure belongs to: ``"user"``, ``"agent"``, or None when it succeeded.
+
+    A failure is the simulated user's when the user hit a guard (leaked its goal, stopped while
+    requests were still unmade, stated a value it does not hold, gave an empty or malformed
+    reply, or raised); every other failure is the agent's. Without a user every failure is the
+    agent's.
+    """
+    if terms.get("success", info.get("state_match")):
+        return None
+    user = info.get("user") or {}
+    return "user" if user.get("guards") else "agent"
 
 
 def _judged_on_state(info: Mapping[str, Any]) -> bool:
@@ -220,9 +236,32 @@ def _metrics(episodes: Sequence[Mapping[str, Any]], k: int) -> dict[str, Any]:
         else None,
         "invalid_call_rate": round(sum(e["invalid_calls"] for e in episodes) / attempted, 4) if attempted else 0.0,
         "tool_error_rate": round(sum(e["tool_errors"] for e in episodes) / executed, 4) if executed else 0.0,
+        **_dialogue_metrics(scored),
         "by_server": breakdown("server"),
         "by_difficulty": breakdown("difficulty"),
         "by_variant": breakdown("variant"),
+    }
+
+
+def _dialogue_metrics(scored: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """With a simulated user: failures by who caused them, the success rate without the user's, ask rates."""
+    with_user = [e for e in scored if e.get("user") is not None]
+    if not with_user:
+        return {}
+    by_user = sum(e.get("failed_by") == "user" for e in with_user)
+    by_agent = sum(e.get("failed_by") == "agent" for e in with_user)
+    judged = len(with_user) - by_user
+    asked = [e["terms"]["asked_when_needed"] for e in with_user if "asked_when_needed" in e["terms"]]
+    needless = [e["terms"]["asked_needlessly"] for e in with_user if "asked_needlessly" in e["terms"]]
+    unconfirmed = [e["terms"]["unconfirmed_actions"] for e in with_user if "unconfirmed_actions" in e["terms"]]
+    return {
+        "failures": {"agent": by_agent, "user": by_user},
+        # the success rate a simulator's failures cannot pull down: episodes it failed are left out
+        "success_rate_excluding_user_failures": _rate(sum(bool(e["success"]) for e in with_user), judged),
+        "ask_rate": _rate(sum(a == 1.0 for a in asked), len(asked)),
+        "needless_questions_per_episode": round(sum(needless) / len(needless), 4) if needless else None,
+        "unconfirmed_action_rate": _rate(sum(u > 0 for u in unconfirmed), len(unconfirmed)),
+        "user_turns_per_episode": round(sum(e["user"]["turns"] for e in with_user) / len(with_user), 3),
     }
 
 

@@ -94,6 +94,23 @@ def markdown(result: EvalResult, config: EvalConfig) -> str:
     lines += _breakdown(result, "by_difficulty", "By difficulty", "difficulty")
     if any(len(m["by_variant"]) > 1 for envs in result.metrics.values() for m in envs.values()):
         lines += _breakdown(result, "by_variant", "By variant (category)", "variant")
+    dialogue = [(p, e, m) for p, envs in result.metrics.items() for e, m in envs.items() if "failures" in m]
+    if dialogue:
+        lines += [
+            "",
+            "## With a simulated user",
+            "",
+            "| policy | env | agent failures | user failures | success without user failures | ask rate "
+            "| needless questions/episode | unconfirmed actions | user turns/episode |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for policy, env_id, m in dialogue:
+            lines.append(
+                f"| {policy} | {env_id} | {m['failures']['agent']} | {m['failures']['user']} "
+                f"| {_percent(m['success_rate_excluding_user_failures'])} | {_percent(m['ask_rate'])} "
+                f"| {m['needless_questions_per_episode']} | {_percent(m['unconfirmed_action_rate'])} "
+                f"| {m['user_turns_per_episode']} |"
+            )
     lines += ["", "## Mean reward terms", ""]
     for policy, envs in result.metrics.items():
         for env_id, m in envs.items():

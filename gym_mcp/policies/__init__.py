@@ -18,9 +18,9 @@ message with ``tool_calls``, or text. Built in:
 
 from __future__ import annotations
 
+from gym_mcp.chat import ChatClient
 from gym_mcp.policies.base import Policy
 from gym_mcp.policies.builtin import NoopPolicy, RandomPolicy, ReferencePolicy, ScriptedPolicy
-from gym_mcp.policies.chat import ChatClient
 from gym_mcp.policies.local import LocalModel, LocalModelPolicy, serve_model
 from gym_mcp.policies.make import make_policy
 from gym_mcp.policies.remote import OpenAIPolicy

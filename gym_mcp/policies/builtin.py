@@ -15,6 +15,9 @@ __all__ = ["NoopPolicy", "RandomPolicy", "ReferencePolicy", "ScriptedPolicy"]
 class ReferencePolicy(Policy):
     """Replays the task's reference calls one per step, then gives a final answer.
 
+    With a simulated user (``info["user"]`` present) and a dialogue task, it plays the task's
+    reference dialogue instead: its calls and its messages to the user, one per step.
+
     In a multi-turn environment (``info["turn"]`` present) whose task has
     ``metadata["reference_turns"]`` (BFCL), it sends each turn's reference calls in one step
     and then replies, which ends the turn.
@@ -23,8 +26,10 @@ class ReferencePolicy(Policy):
     name = "reference"
 
     def reset(self, task: Task, info: Mapping[str, Any], *, seed: int | None = None) -> None:
-        """Queue the task's reference calls."""
-        self._queue = [dict(c) for c in task.reference_calls]
+        """Queue the task's reference calls (its reference dialogue when a simulated user is present)."""
+        self._queue: list[Any] = [dict(c) for c in task.reference_calls]
+        if "user" in info and task.reference_calls:
+            self._queue = [str(t["say"]) if "say" in t else t for t in task.reference_dialogue()]
         self._answer = task.expected_answer or ("Done." if task.reference_calls else "I can't help with that here.")
         turns = task.metadata.get("reference_turns")
         self._turns = [list(t) for t in turns] if turns is not None and "turn" in info else None

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gym_mcp.chat import ChatClient
 from gym_mcp.policies.base import Policy
-from gym_mcp.policies.chat import ChatClient
 
 __all__ = ["OpenAIPolicy"]
 

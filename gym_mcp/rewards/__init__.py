@@ -21,6 +21,9 @@ misses are still ranked. PROVE's sum alone pays up to 1.0 for a run that ends in
 state. Its `CompositeReward.terms` (or `all_terms` for any other reward function) lists every
 term, and the environment puts them in ``info["reward_terms"]`` at the end of an episode.
 
+Dialogue tasks (a task with a simulated user) add `asked_when_needed`, `asked_needlessly` and
+`unconfirmed_actions` (module `dialogue`); `success` requires the first and no unconfirmed action.
+
 Modules: `episode` (what reward functions see), `outcome` (final state and answer), `prove`
 (PROVE's process terms and the adaptive efficiency term), `composite` (the weighted sums).
 """
@@ -28,8 +31,9 @@ Modules: `episode` (what reward functions see), `outcome` (final state and answe
 from __future__ import annotations
 
 from gym_mcp.rewards.composite import CompositeReward, all_terms
-from gym_mcp.rewards.episode import CallRecord, Episode, RewardFn
-from gym_mcp.rewards.outcome import answer_match, state_match, success
+from gym_mcp.rewards.dialogue import asked_needlessly, asked_when_needed, unconfirmed_actions
+from gym_mcp.rewards.episode import CallRecord, Episode, RewardFn, UserTurn
+from gym_mcp.rewards.outcome import answer_match, completion, state_match, success
 from gym_mcp.rewards.prove import (
     abstention,
     align_calls,
@@ -46,16 +50,21 @@ __all__ = [
     "CompositeReward",
     "Episode",
     "RewardFn",
+    "UserTurn",
     "abstention",
     "align_calls",
     "all_terms",
     "answer_match",
     "argument_agreement",
+    "asked_needlessly",
+    "asked_when_needed",
+    "completion",
     "coverage",
     "efficiency",
     "efficiency_budget",
     "name_precision",
     "state_match",
     "success",
+    "unconfirmed_actions",
     "validity",
 ]

@@ -8,6 +8,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from gym_mcp.errors import ConfigError
+from gym_mcp.rewards.dialogue import asked_needlessly, asked_when_needed, unconfirmed_actions
 from gym_mcp.rewards.episode import Episode
 from gym_mcp.rewards.outcome import answer_match, state_match, success
 from gym_mcp.rewards.prove import (
@@ -206,6 +207,8 @@ class CompositeReward:
             expected answer), ``validity``, ``coverage``, ``name_precision``,
             ``argument_agreement``, ``abstention`` (only for tasks without reference calls),
             ``efficiency``, ``n_calls`` (attempted calls naming a tool) and ``budget`` (B).
+            Dialogue tasks add ``asked_when_needed``, ``asked_needlessly`` and
+            ``unconfirmed_actions`` where they apply (`gym_mcp.rewards.dialogue`).
             With ``gate``, also ``process``: the clamped composite ``c`` the band is scaled by.
         """
         out: dict[str, float] = {
@@ -224,6 +227,14 @@ class CompositeReward:
         out["efficiency"] = efficiency(episode, self.efficiency_a, self.efficiency_b)
         out["n_calls"] = float(len(named_calls(episode)))
         out["budget"] = float(efficiency_budget(episode.task, self.efficiency_b))
+        for name, term in (
+            ("asked_when_needed", asked_when_needed),
+            ("asked_needlessly", asked_needlessly),
+            ("unconfirmed_actions", unconfirmed_actions),
+        ):
+            value = term(episode)
+            if value is not None:
+                out[name] = value
         if self.gate:
             out["process"] = self._process(out, episode.task)
         return out

@@ -13,9 +13,10 @@ import string
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from gym_mcp.rewards.dialogue import dialogue_ok
 from gym_mcp.rewards.episode import Episode
 
-__all__ = ["abstention", "answer_match", "state_match", "success"]
+__all__ = ["abstention", "answer_match", "completion", "state_match", "success"]
 
 
 def state_match(episode: Episode) -> float:
@@ -38,6 +39,8 @@ def success(episode: Episode) -> bool:
     The final state must match the task's expected fingerprint (a task without one never
     succeeds) and, when the task has an expected answer, `answer_match` must be 1.0. A request
     with no reference calls (an irrelevant one) is completed only by abstaining: making no call.
+    A dialogue (an episode with a simulated user) also needs every withheld value asked for before it was
+    used and every irreversible action confirmed (`gym_mcp.rewards.dialogue`).
 
     Args:
         episode: The finished episode.
@@ -49,9 +52,16 @@ def success(episode: Episode) -> bool:
         return False
     if not episode.task.reference_calls and abstention(episode) != 1.0:
         return False
+    if episode.with_user and not dialogue_ok(episode):
+        return False
     if episode.task.expected_answer is not None:
         return answer_match(episode) == 1.0
     return True
+
+
+def completion(episode: Episode) -> float:
+    """`success` as a reward: 1.0 when the task was completed, else 0.0 (the default with a user)."""
+    return 1.0 if success(episode) else 0.0
 
 
 _MONTHS = {

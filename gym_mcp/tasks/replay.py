@@ -50,6 +50,10 @@ class Replay:
 def replay(env: Any, task: Task, *, answer: str | None = None) -> Replay:
     """Reset ``env`` to ``task`` and play its reference calls, one step each.
 
+    In an environment with a simulated user it plays the task's reference dialogue instead
+    (`Task.reference_dialogue`): its calls and its messages to the user, each a step, stopping
+    at the first call that fails or when the episode ends.
+
     Args:
         env: A gym-mcp environment (`MCPEnv`, or one wrapped by Gymnasium).
         task: The task (it need not be one of the environment's tasks).
@@ -61,6 +65,23 @@ def replay(env: Any, task: Task, *, answer: str | None = None) -> Replay:
     core = env.unwrapped.core
     _, info = env.reset(options={"task": task})
     failed = None
+    if getattr(core, "user", None) is not None and task.reference_calls:
+        ended = False
+        for turn in task.reference_dialogue():
+            if "say" in turn:
+                _, _, terminated, truncated, info = env.step(str(turn["say"]))
+                ended = terminated or truncated
+            else:
+                _, _, terminated, truncated, info = env.step(
+                    {"name": turn["name"], "arguments": dict(turn.get("arguments", {}))}
+                )
+                ended = terminated or truncated
+                if core.calls[-1].status != "ok":
+                    failed = core.calls[-1]
+                    break
+            if ended:
+                break
+        return Replay(failed is None, core.state.fingerprint(), failed, info)
     for call in task.reference_calls:
         _, _, _, _, info = env.step({"name": call["name"], "arguments": dict(call.get("arguments", {}))})
         record = core.calls[-1]

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, fiel
 from pydantic_core import ErrorDetails
 
 from gym_mcp.errors import TaskError
+from gym_mcp.tasks.dialogue import Slot, Stage, UserScenario, noun
 
 __all__ = ["Task", "load_tasks", "save_tasks"]
 
@@ -64,6 +65,7 @@ class Task(BaseModel):
         difficulty: A label, e.g. the chain length.
         variant: ``"complete"``, ``"missing_param"``, ``"irrelevant"``, ``"distractors"``, ...
         metadata: Anything else.
+        user: The simulated user of a dialogue task (`UserScenario`), or None.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -81,6 +83,7 @@ class Task(BaseModel):
     difficulty: _Str | _Int | None = None
     variant: _Str = "complete"
     metadata: Mapping[str, Any] = Field(default_factory=dict)
+    user: UserScenario | None = None
 
     @field_validator("initial_state")
     @classmethod
@@ -98,17 +101,56 @@ class Task(BaseModel):
                 raise ValueError(_CALLS_MESSAGE)
         return value
 
+    def scenario(self) -> UserScenario:
+        """The task's simulated user: its `user`, or one made for a task without one.
+
+        A plain task gets a user with one request (the instruction) that has said every value of
+        the reference calls, except the value a ``missing_param`` task leaves out (named by its
+        ``metadata["missing"]``), which the user holds and the agent must ask for.
+        """
+        if self.user is not None:
+            return self.user
+        missing = self.metadata.get("missing") if self.variant == "missing_param" else None
+        slots = []
+        for i, call in enumerate(self.reference_calls):
+            for param, value in dict(call.get("arguments", {})).items():
+                hidden = isinstance(missing, Mapping) and missing.get("call") == i and missing.get("param") == param
+                slots.append(Slot(param=param, value=value, call=i, said=not hidden))
+        return UserScenario(
+            slots=tuple(slots), stages=(Stage(request=self.instruction, calls=len(self.reference_calls)),)
+        )
+
+    def reference_dialogue(self) -> list[dict[str, Any]]:
+        """The agent's side of the reference dialogue: the user's ``turns``, or made from the calls.
+
+        A task without reference turns gets: a question for each value its user withholds, just
+        before the call that needs it, the calls, and a closing message.
+        """
+        scenario = self.scenario()
+        if scenario.turns:
+            return [dict(t) for t in scenario.turns]
+        turns: list[dict[str, Any]] = []
+        for i, call in enumerate(self.reference_calls):
+            turns += [{"say": f"Which {noun(s.param)} should I use?"} for s in scenario.withheld if s.call == i]
+            turns.append({"name": call["name"], "arguments": dict(call.get("arguments", {}))})
+        turns.append({"say": self.expected_answer or "All done."})
+        return turns
+
     @property
     def data_seed(self) -> int:
         """The seed of the server data the task starts from."""
         return int(self.initial_state.get("seed", 0))
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (a deep copy: changing it leaves the task alone)."""
+        """A JSON-ready dict (a deep copy: changing it leaves the task alone; ``user`` only when set)."""
         d = {name: copy.deepcopy(getattr(self, name)) for name in type(self).model_fields}
         d["reference_calls"] = [dict(c) for c in d["reference_calls"]]
         d["initial_state"] = dict(d["initial_state"])
         d["metadata"] = dict(d["metadata"])
+        if self.user is None:
+            del d["user"]  # plain tasks keep the fields they always had
+        else:
+            d["user"] = self.user.model_dump(mode="json")
         return d
 
     @classmethod

@@ -65,6 +65,8 @@ class ToolInfo:
             its parameters are given.
         samples: Plausible literal values per parameter (amounts, titles, dates) for synthesis;
             ids are drawn from the live state instead.
+        confirm: When the user must confirm a call first (it cannot be undone): ``"always"``, or
+            a threshold on a number argument such as ``"amount >= 100"``; None when never.
     """
 
     name: str
@@ -72,6 +74,10 @@ class ToolInfo:
     write: bool
     intent: str | None = None
     samples: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    confirm: str | None = None
+
+
+_CONFIRM_RULE = re.compile(r"^(always|(\w+) >= (\d+(?:\.\d+)?))$")
 
 
 def make_engine(database: str | sqlite3.Connection) -> Engine:
@@ -186,6 +192,7 @@ class ServerKit:
         name: str | None = None,
         intent: str | None = None,
         samples: Mapping[str, Sequence[Any]] | None = None,
+        confirm: str | None = None,
     ) -> Callable[[ToolFn], ToolFn]:
         """Register a tool. The decorated function's first parameter receives the session.
 
@@ -195,6 +202,7 @@ class ServerKit:
             intent: A user-request template for task synthesis (see `ToolInfo.intent`).
             samples: Literal values per parameter for task synthesis (see `ToolInfo.samples`); for
                 a parameter they name they replace the kit's own samples.
+            confirm: When a user must confirm the call first (see `ToolInfo.confirm`).
 
         Returns:
             A decorator that registers the function and returns it unchanged.
@@ -216,7 +224,11 @@ class ServerKit:
                     raise ValueError(f"{self.name}.{tool_name}: intent names unknown parameter(s) {missing}")
             given = {**self.samples, **{k: tuple(v) for k, v in (samples or {}).items()}}
             frozen = {p: given[p] for p in params if p in given}  # in parameter order
-            self._tools[tool_name] = ToolInfo(tool_name, fn, write, intent, frozen)
+            if confirm is not None:
+                rule = _CONFIRM_RULE.match(confirm)
+                if rule is None or (rule.group(2) and rule.group(2) not in params):
+                    raise ValueError(f"{self.name}.{tool_name}: confirm must be 'always' or '<number parameter> >= N'")
+            self._tools[tool_name] = ToolInfo(tool_name, fn, write, intent, frozen, confirm)
             return fn
 
         return decorator
@@ -375,12 +387,14 @@ class ServerKit:
 
 
 def _tool_meta(info: ToolInfo) -> dict[str, Any]:
-    """Tool metadata served to clients: READ/WRITE, and the synthesis hints when declared."""
+    """Tool metadata served to clients: READ/WRITE, the synthesis hints and the confirmation rule when declared."""
     meta: dict[str, Any] = {"gym_mcp/kind": "write" if info.write else "read"}
     if info.intent:
         meta["gym_mcp/intent"] = info.intent
     if info.samples:
         meta["gym_mcp/samples"] = to_jsonable(dict(info.samples))
+    if info.confirm:
+        meta["gym_mcp/confirm"] = info.confirm
     return meta
 
 

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import gymnasium as gym
@@ -20,6 +17,7 @@ from gym_mcp.evaluation import EvalConfig, evaluate
 from gym_mcp.policies import OpenAIPolicy, make_policy
 from gym_mcp.policies.local import LocalModel, LocalModelPolicy
 from gym_mcp.policies.prompt import render_prompt
+from tests.helpers import served_model
 from tests.tiny_model import build_tiny_model, teach
 
 CALL = '<tool_call>{"name": "get_balance", "arguments": {"account_id": "ACC-1001"}}</tool_call>'
@@ -72,24 +70,7 @@ def test_adapter_is_applied(taught_model: Path, tmp_path: Path) -> None:
 
 
 def test_serve_model_drives_the_httpx_policy_end_to_end(taught_model: Path, tmp_path: Path) -> None:
-    port = gym_mcp.free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gym_mcp.cli", "serve-model", "--model", str(taught_model), "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                httpx.get(url + "/models", timeout=2).raise_for_status()
-                break
-            except httpx.HTTPError:
-                assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-                assert time.monotonic() < deadline
-                time.sleep(0.3)
+    with served_model(taught_model) as url:
         bad = httpx.post(url + "/chat/completions", json={"messages": "nope"}, timeout=30)
         assert bad.status_code == 400
         policy = OpenAIPolicy(url, "tiny")
@@ -108,9 +89,6 @@ def test_serve_model_drives_the_httpx_policy_end_to_end(taught_model: Path, tmp_
         episode = result.episodes[0]
         assert episode["calls"][0]["name"] == "get_balance"
         assert episode["calls"][0]["status"] == "ok"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
 
 
 def test_local_policy_spec_in_eval(taught_model: Path) -> None:

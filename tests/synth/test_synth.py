@@ -22,6 +22,7 @@ from gym_mcp.synth import SynthConfig, SynthError, synthesize, write_outputs
 from gym_mcp.synth.render import format_value, is_traceable, render, render_chain
 from gym_mcp.synth.report import report_text
 from tests.conftest import ROOT
+from tests.helpers import send_json
 from tests.servers.counter import Base as CounterBase
 from tests.servers.counter import Note
 
@@ -293,12 +294,7 @@ class _ChatHandler(BaseHTTPRequestHandler):
                 text = "".join(ch for ch in text if not ch.isdigit())
         else:  # graph refinement: call one learned edge meaningless
             text = 'Sure: ["open_account -> deposit"]'
-        payload = json.dumps({"choices": [{"message": {"role": "assistant", "content": text}}]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
+        send_json(self, json.dumps({"choices": [{"message": {"role": "assistant", "content": text}}]}).encode())
 
     def log_message(self, *args: object) -> None:
         pass

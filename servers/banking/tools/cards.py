@@ -85,7 +85,7 @@ def unlock_card(db: Session, card_id: str) -> dict[str, Any]:
     return card_view(card)
 
 
-@kit.tool(write=True, intent="Report card {card_id} as lost or stolen and issue a replacement")
+@kit.tool(write=True, intent="Report card {card_id} as lost or stolen and issue a replacement", confirm="always")
 def report_card_lost(db: Session, card_id: str) -> dict[str, Any]:
     """Report a card lost or stolen: cancel it for good and issue a replacement card.
 

@@ -70,7 +70,7 @@ def unfreeze_account(db: Session, account_id: str) -> dict[str, Any]:
     return {"account_id": account.id, "status": account.status}
 
 
-@kit.tool(write=True, intent="Close account {account_id}")
+@kit.tool(write=True, intent="Close account {account_id}", confirm="always")
 def close_account(db: Session, account_id: str) -> dict[str, Any]:
     """Close an account for good and cancel its cards.
 

@@ -130,7 +130,7 @@ def add_payee(
     return {"customer_id": customer.id, **payee_view(payee)}
 
 
-@kit.tool(write=True, intent="Remove payee {payee_id}")
+@kit.tool(write=True, intent="Remove payee {payee_id}", confirm="always")
 def remove_payee(db: Session, payee_id: str) -> dict[str, Any]:
     """Delete a saved payee. Past payments stay on the statements.
 
@@ -146,6 +146,7 @@ def remove_payee(db: Session, payee_id: str) -> dict[str, Any]:
 @kit.tool(
     write=True,
     intent="Pay ${amount} to payee {payee_id} from account {from_account_id}[ with the memo '{memo}']",
+    confirm="amount >= 100",
     samples={
         "memo": ("January bill", "Invoice 2291", "Dinner", "Thanks!", "Monthly payment"),
     },

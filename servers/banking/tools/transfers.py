@@ -95,6 +95,7 @@ def withdraw(db: Session, account_id: str, amount: float) -> dict[str, Any]:
 @kit.tool(
     write=True,
     intent="Transfer ${amount} from account {from_account_id} to account {to_account_id}[ with the memo '{memo}']",
+    confirm="amount >= 100",
     samples={
         "memo": ("Rent share", "Groceries", "Savings top-up", "Trip refund", "Card payment"),
     },

@@ -60,7 +60,11 @@ def invite_attendee(db: Session, event_id: str, acting_person_id: str, person_id
     }
 
 
-@kit.tool(write=True, intent="Remove {person_id} from event {event_id} on behalf of {acting_person_id}")
+@kit.tool(
+    write=True,
+    intent="Remove {person_id} from event {event_id} on behalf of {acting_person_id}",
+    confirm="always",
+)
 def remove_attendee(db: Session, event_id: str, acting_person_id: str, person_id: str) -> dict[str, Any]:
     """Withdraw a person's invitation to an upcoming event (organizer only).
 

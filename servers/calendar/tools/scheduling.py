@@ -194,6 +194,7 @@ def update_event(
 @kit.tool(
     write=True,
     intent="Cancel event {event_id} on behalf of {acting_person_id}[ with the reason '{reason}']",
+    confirm="always",
     samples={
         "reason": (
             "Moved to next sprint",

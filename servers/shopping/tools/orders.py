@@ -77,7 +77,7 @@ def get_order(db: Session, order_id: str) -> dict[str, Any]:
     return order_view(load_order(db, order_id))
 
 
-@kit.tool(write=True, intent="Cancel order {order_id}")
+@kit.tool(write=True, intent="Cancel order {order_id}", confirm="always")
 def cancel_order(db: Session, order_id: str) -> dict[str, Any]:
     """Cancel an order that has not shipped yet (status "placed" or "paid") and restock its items.
 

@@ -55,6 +55,7 @@ def _return_view(ret: Return) -> dict[str, Any]:
 @kit.tool(
     write=True,
     intent="Request a return of {quantity} of product {product_id} from order {order_id} with the reason '{reason}'",
+    confirm="always",
     samples={"quantity": (1, 1, 1, 2), "reason": _RETURN_REASONS},
 )
 def request_return(db: Session, order_id: str, product_id: str, quantity: int, reason: str) -> dict[str, Any]:

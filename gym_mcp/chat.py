@@ -2,7 +2,8 @@
 
 `ChatClient` posts to ``{url}/chat/completions`` over httpx with retries (429, 5xx, timeouts
 and connection errors, with exponential backoff) and a limit on requests in flight across
-threads. `OpenAIPolicy` plays environments through it; synthesis paraphrases through it.
+threads. `OpenAIPolicy` plays environments through it, synthesis paraphrases through it, and LLM-simulated
+users (`gym_mcp.users`) speak through it.
 """
 
 from __future__ import annotations

@@ -1,0 +1,80 @@
+"""Dialogue tasks from the synthesizer: every kind, on every bundled server, verified against the scripted user."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gym_mcp import MCPEnv
+from gym_mcp.synth import SynthConfig, synthesize
+from gym_mcp.tasks import DIALOGUE_KINDS, Task, load_tasks, save_tasks
+
+SERVERS = ("banking", "shopping", "calendar")
+
+
+@pytest.fixture(scope="module", params=SERVERS)
+def dialogue_tasks(request: pytest.FixtureRequest) -> list[Task]:
+    return synthesize(request.param, SynthConfig.dialogue(n=30, seed=3)).tasks
+
+
+def _play(env: MCPEnv, task: Task, actions: list[Any]) -> dict[str, Any]:
+    env.reset(options={"task": task})
+    info: dict[str, Any] = {}
+    for action in actions:
+        _, _, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            break
+    return info
+
+
+def _turns(task: Task) -> list[Any]:
+    assert task.user is not None
+    return [str(t["say"]) if "say" in t else dict(t) for t in task.user.turns]
+
+
+def test_every_kind_is_made_and_labelled(dialogue_tasks: list[Task]) -> None:
+    kinds = {t.variant for t in dialogue_tasks}
+    assert len(kinds & set(DIALOGUE_KINDS)) >= 3, kinds
+    for task in dialogue_tasks:
+        if task.variant in DIALOGUE_KINDS:
+            assert task.user is not None and task.user.turns and task.hidden_goal
+            assert task.instruction == task.user.stages[0].request
+        if task.variant == "staged":
+            assert len(task.user.stages) == 2  # type: ignore[union-attr]
+        if task.variant in ("confirmation", "change_of_mind"):
+            assert task.user.confirm  # type: ignore[union-attr]
+        if task.variant == "change_of_mind":
+            assert task.user.revised  # type: ignore[union-attr]
+        if task.variant == "missing_param":
+            assert task.user.withheld  # type: ignore[union-attr]
+
+
+def test_reference_dialogue_scores_and_shortcuts_do_not(dialogue_tasks: list[Task], tmp_path: Path) -> None:
+    save_tasks(dialogue_tasks, tmp_path / "t.jsonl")
+    tasks = load_tasks(tmp_path / "t.jsonl")
+    assert tasks == dialogue_tasks
+    env = MCPEnv(tasks[0].server, user="scripted", max_steps=40)
+    try:
+        for task in tasks:
+            if task.variant not in DIALOGUE_KINDS:
+                continue
+            info = _play(env, task, _turns(task))
+            assert info["reward_terms"]["success"] == 1.0, (task.id, info["messages"])
+            if task.variant == "missing_param":  # the calls with the right values, never asking
+                info = _play(env, task, [*map(dict, task.reference_calls), "All done."])
+                assert info["reward_terms"]["success"] == 0.0, task.id
+                assert info["reward_terms"]["asked_when_needed"] == 0.0
+            if task.variant in ("confirmation", "change_of_mind"):  # acting without asking for a yes
+                skipped = [a for a in _turns(task) if not (isinstance(a, str) and a.endswith("Shall I go ahead?"))]
+                info = _play(env, task, skipped)
+                assert info["reward_terms"]["success"] == 0.0, task.id
+    finally:
+        env.close()
+
+
+def test_default_synthesis_is_unchanged_by_dialogue() -> None:
+    tasks = synthesize("banking", SynthConfig(n=20, seed=2)).tasks
+    assert {t.variant for t in tasks} <= {"complete", "missing_param", "distractors", "irrelevant"}
+    assert all(t.user is None for t in tasks if t.variant != "missing_param")
