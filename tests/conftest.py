@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from gym_mcp import BundledSource
+from tests.helpers import CraftedChat, serve_handler
 from tests.servers.counter import kit as counter_kit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,3 +36,11 @@ def transport(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def make_counter_source() -> Callable[[str], BundledSource]:
     return counter_source
+
+
+@pytest.fixture
+def endpoint() -> Iterator[tuple[str, type[CraftedChat]]]:
+    """A loopback OpenAI-compatible endpoint that answers with crafted replies (``handler.replies``)."""
+    handler = type("Crafted", (CraftedChat,), {"replies": [], "requests": []})
+    with serve_handler(handler) as url:
+        yield url, handler

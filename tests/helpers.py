@@ -9,8 +9,10 @@ import os
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any, TypeVar
 
 from mcp import Client
@@ -186,3 +188,37 @@ def served_model(folder: Any, timeout: float = 120) -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+class CraftedChat(BaseHTTPRequestHandler):
+    """Plays an outside LLM on loopback: answers each request with the next crafted body of ``replies``.
+
+    The `chat_endpoint` fixture (tests/conftest.py) serves a fresh subclass and yields its URL.
+    """
+
+    replies: list[bytes] = []
+    requests: list[dict[str, Any]] = []
+
+    def do_POST(self) -> None:
+        self.requests.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+        send_json(self, self.replies.pop(0) if self.replies else chat_body("Okay."))
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def chat_body(text: str | None) -> bytes:
+    """An OpenAI chat completion whose message says ``text``."""
+    return json.dumps({"choices": [{"message": {"role": "assistant", "content": text}}]}).encode()
+
+
+@contextlib.contextmanager
+def serve_handler(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """Serve ``handler`` on 127.0.0.1 in a thread; yields the ``/v1`` base URL."""
+    server = HTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()

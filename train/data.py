@@ -1,11 +1,14 @@
 """Training data from tasks: conversations as token ids, with a loss mask on the model's own tokens.
 
 A reference trajectory is the task's reference calls played through a real environment (so the
-tool results are the live server's), followed by a short final answer. It is rendered in the
+tool results are the live server's), followed by a short final answer; with a simulated user, it
+is the task's reference dialogue (questions, confirmations, calls, reports) and the user's real
+replies. It is rendered in the
 prompt format the local-model policy and the rollouts use (`gym_mcp.policies.prompt.prompt_format`:
 the model's own chat template when it renders tools, gym-mcp's compact prompt otherwise); only the
-assistant turns (tool calls and the answer) are learned: the system block, user turns and tool
-results are masked out of the loss (label -100).
+assistant turns (tool calls, messages to the user and the answer) are learned: the system
+block, user turns (the simulated user's replies included) and tool results are masked out of the
+loss (label -100).
 """
 
 from __future__ import annotations
@@ -124,10 +127,14 @@ def recovery_conversation(
 
     Returns:
         ``(messages, tools, bad)`` where ``messages[bad]`` is the bad call's assistant message,
-        or None when the task has no call to break or the replay did not reach the expected state.
+        or None when the task has no call to break, its reference dialogue talks to the user
+        before the end (a question or a confirmation), or the replay did not reach the expected
+        state.
     """
     if not task.reference_calls:
         return None
+    if "user" in env.reset(options={"task": task})[1] and [t for t in task.reference_dialogue() if "say" in t][:-1]:
+        return None  # a dialogue that needs questions or confirmations: the bad call has no place yet
     rng = random.Random(f"{seed}:{task.id}")
     _, info = env.reset(options={"task": task})
     tools = {t["function"]["name"]: t["function"] for t in info["tools"]}

@@ -28,7 +28,9 @@ class ModelEval:
         calls_per_solved: Mean tool calls in the solved episodes (None if none was solved).
         reference_calls_per_solved: Mean reference calls of the solved tasks (the minimum).
         invalid_calls: Mean invalid calls per episode (bad JSON, unknown tools, bad arguments).
-        episodes: One row per task: id, success, reward, calls, and the conversation.
+        episodes: One row per task: id, success, reward, calls, the conversation, and with a
+            simulated user ``asked`` (got a withheld value by asking: 1.0 / 0.0, None where
+            nothing was withheld) and ``unconfirmed`` (actions taken without the user's yes).
         seconds: Wall time.
     """
 
@@ -120,6 +122,8 @@ def evaluate_model(
                         "calls": int(r.terms.get("n_calls", 0)),
                         "invalid_calls": r.invalid_calls,
                         "reference_calls": len(task.reference_calls),
+                        "asked": r.terms.get("asked_when_needed"),
+                        "unconfirmed": r.terms.get("unconfirmed_actions"),
                         "messages": r.messages,
                     }
                 )

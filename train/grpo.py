@@ -710,9 +710,10 @@ def rollout_group(
 ) -> list[Rollout]:
     """A GRPO group: ``size`` rollouts of one task, sampled as one batch from forked environments.
 
-    With ``fork_after=k`` the task's first ``k`` reference calls are played first and the group
-    starts from that mid-episode state (``env.fork``): the rollouts differ only in what the model
-    does next, and the given calls are context, not the model's tokens.
+    With ``fork_after=k`` the task's first ``k`` reference calls are played first (with a
+    simulated user, the reference dialogue up to them) and the group starts from that mid-episode
+    state (``env.fork``): the rollouts differ only in what the model does next, and the given
+    turns are context, not the model's tokens.
 
     Args:
         model: The policy.
@@ -734,8 +735,17 @@ def rollout_group(
     _, info = env.reset(seed=seed, options={"task": task})
     tools = compact_tools(info["tools"], task, distractors)
     given = max(0, min(fork_after, len(task.reference_calls) - 1))
-    for call in task.reference_calls[:given]:
-        _, _, _, _, info = env.step({"name": call["name"], "arguments": call["arguments"]})
+    # with a simulated user, the reference dialogue up to the given calls (its questions included)
+    turns = task.reference_dialogue() if "user" in info else [dict(c) for c in task.reference_calls]
+    played = 0
+    for turn in turns:
+        if played >= given:
+            break
+        if "say" in turn:
+            _, _, _, _, info = env.step(str(turn["say"]))
+        else:
+            _, _, _, _, info = env.step({"name": turn["name"], "arguments": turn["arguments"]})
+            played += 1
     forks = env.unwrapped.fork(size)
     try:
         return play(

@@ -15,7 +15,7 @@ import sys
 import time
 import tomllib
 from collections.abc import Collection, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -152,10 +152,20 @@ class TrainConfig:
             `CompositeReward.grounded`), ``"prove"`` (PROVE's composite as published, which can pay
             near misses more than wasteful successes) or ``"mua_rl"`` (binary success).
         distractor_tools: Tools shown besides the task's own (-1: all of the server's tools).
-        skip_variants: Task variants left out of training and evaluation. By default the
-            missing-parameter tasks: the request leaves out a value only the user knows, and these
-            episodes have no simulated user to ask, so the only way to the expected state is to
-            guess the value (training on their reference calls teaches exactly that).
+        skip_variants: Task variants left out of training and evaluation (none by default: with a
+            simulated user every variant can be solved; without one, ``user = ""``, the
+            missing-parameter and dialogue tasks are left out too, since the only way to their
+            expected state would be to guess a value only the user knows).
+        user: The simulated user of SFT's reference dialogues, evaluation and rollouts:
+            ``"scripted"`` (deterministic, `gym_mcp.users.ScriptedUser`) or ``""`` (none: a reply
+            without a call ends the episode). A message to the user is context in training: only
+            the model's own turns are learned.
+        grpo_user: The user of GRPO rollouts when it differs: ``"openai:URL[@MODEL]"`` puts an
+            LLM user (over an OpenAI-compatible endpoint) in the loop, as MUA-RL does; ``""``: the
+            same as ``user``.
+        dialogue_share: Share of the synthesized tasks that are dialogue tasks (staged requests,
+            a change of mind, a confirmation; equal parts), besides the missing-parameter ones
+            (see `SynthConfig.dialogue`); 0 synthesizes exactly the plain mix.
         guided_calls: Decode tool calls under the shown tools' JSON schemas in evaluation and
             rollouts (xgrammar, as vLLM's structured outputs do; see `gym_mcp.policies.guided`): once
             the model opens a call it can write only a listed tool, that tool's own arguments and
@@ -182,7 +192,7 @@ class TrainConfig:
     output_dir: str = "runs/train"
     eval_tasks: int = 32
     per_device_eval_batch_size: int = 16
-    sft_steps: int = 96
+    sft_steps: int = 90
     sft_batch: int = 2
     sft_per_turn: bool = False
     sft_decision_weight: float = 1.0
@@ -196,9 +206,9 @@ class TrainConfig:
     max_resamples: int = 1
     fork_starts: float = 0.5
     max_completion_length: int = 96
-    max_answer_tokens: int = 32
+    max_answer_tokens: int = 48
     temperature: float = 0.8
-    max_episode_steps: int = 3
+    max_episode_steps: int = 5
     learning_rate: float = 7e-4
     lr_scheduler_type: str = "constant"
     warmup_steps: int = 0
@@ -214,7 +224,10 @@ class TrainConfig:
     )
     reward: str = "grounded"
     distractor_tools: int = 3
-    skip_variants: list[str] = field(default_factory=lambda: ["missing_param"])
+    skip_variants: list[str] = field(default_factory=list)
+    user: str = "scripted"
+    grpo_user: str = ""
+    dialogue_share: float = 0.2
     guided_calls: bool = True
     prompt_format: str = "auto"
     report_to: list[str] = field(default_factory=list)
@@ -271,6 +284,14 @@ class TrainConfig:
             raise ConfigError(f"fork_starts must be in [0, 1], got {self.fork_starts}")
         if self.prompt_format not in ("auto", "chat_template", "compact"):
             raise ConfigError(f"prompt_format must be 'auto', 'chat_template' or 'compact', got {self.prompt_format!r}")
+        if self.user not in ("", "scripted"):
+            raise ConfigError(f"user must be 'scripted' or '' (none), got {self.user!r}")
+        if self.grpo_user and self.grpo_user != "scripted" and not self.grpo_user.startswith("openai:"):
+            raise ConfigError(f"grpo_user must be '', 'scripted' or 'openai:URL[@MODEL]', got {self.grpo_user!r}")
+        if self.grpo_user and not self.user:
+            raise ConfigError("grpo_user needs user = 'scripted' (the reference dialogues are played with it)")
+        if not 0 <= self.dialogue_share < 1:
+            raise ConfigError(f"dialogue_share must be in [0, 1), got {self.dialogue_share}")
         if self.reward not in REWARDS:
             raise ConfigError(f"reward must be one of {', '.join(REWARDS)}, got {self.reward!r}")
 
@@ -313,13 +334,15 @@ def _load_tasks(config: TrainConfig) -> list[Any]:
     from gym_mcp.progress import progress_bar
 
     print(f"synthesizing {config.n_tasks} {config.server} tasks (verified by replay)", file=sys.stderr)
-    return synthesize(
-        config.server,
-        SynthConfig(
-            n=config.n_tasks, seed=config.seed, max_chain=config.max_chain, heldout_tools=config.held_out_tools
-        ),
-        progress=progress_bar("synthesizing", "tasks"),
-    ).tasks
+    settings = SynthConfig(
+        n=config.n_tasks, seed=config.seed, max_chain=config.max_chain, heldout_tools=config.held_out_tools
+    )
+    if config.dialogue_share and config.user:
+        plain = {k: v * (1 - config.dialogue_share) for k, v in settings.variants.items()}
+        each = config.dialogue_share / 3
+        variants = {**plain, "staged": each, "change_of_mind": each, "confirmation": each}
+        settings = replace(settings, variants=variants, max_attempts=60)
+    return synthesize(config.server, settings, progress=progress_bar("synthesizing", "tasks")).tasks
 
 
 def _stratum(task: Any) -> tuple[str, int]:
@@ -381,7 +404,7 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
 
     from gym_mcp import env_id
     from gym_mcp.policies.prompt import prompt_format
-    from gym_mcp.tasks import save_tasks
+    from gym_mcp.tasks import DIALOGUE_KINDS, save_tasks
     from gym_mcp.train.data import (
         encode_conversation,
         pad_batch,
@@ -442,17 +465,15 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
     lap("model load (conversion included)")
     reward = _reward(config.reward)
 
-    def make_env() -> Any:
-        return gym.make(env_id(config.server), max_steps=config.max_episode_steps, reward=reward)
+    def make_env(user: str = config.user) -> Any:
+        return gym.make(env_id(config.server), max_steps=config.max_episode_steps, reward=reward, user=user or None)
 
     env = make_env()
+    rollout_env = make_env(config.grpo_user) if config.grpo_user and config.grpo_user != config.user else env
     _, info = env.reset()
+    skipped = set(config.skip_variants) | (set() if config.user else set(DIALOGUE_KINDS))
     # the same argument order whether the tasks were synthesized here or read from a file
-    usable = [
-        schema_ordered(t, info["tools"])
-        for t in _load_tasks(config)
-        if (t.variant or "complete") not in config.skip_variants
-    ]
+    usable = [schema_ordered(t, info["tools"]) for t in _load_tasks(config) if (t.variant or "complete") not in skipped]
     tasks, held_out = held_out_split(usable, config.eval_tasks)
     main = accelerator.is_main_process
     if main:
@@ -519,7 +540,7 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
                     rollouts = rollout_group(
                         policy,
                         tokenizer,
-                        env,
+                        rollout_env,
                         task,
                         config.num_generations,
                         fork_after=fork_after,
@@ -580,6 +601,8 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
             lap("SFT" if last["phase"] == "sft" else "GRPO")
     finally:
         env.close()
+        if rollout_env is not env:
+            rollout_env.close()
         if bar is not None:
             bar.close()
     after = held_out_evaluation("eval_after.json", "trained model")
@@ -768,14 +791,19 @@ def summary_table(before: dict[str, Any] | None, after: dict[str, Any] | None) -
             return "n/a (none solved)"
         return f"{row['calls_per_solved']:.2f} (reference {row['reference_calls_per_solved']:.2f})"
 
+    def ask(row: dict[str, Any]) -> str:
+        asked = [e["asked"] for e in row["episodes"] if e.get("asked") is not None]
+        return f"{sum(a == 1.0 for a in asked)}/{len(asked)}" if asked else "n/a"
+
     lines = [
         f"held-out tasks: {len(after['episodes'])}",
-        "| model | success | mean reward | calls per solved task | invalid calls per episode |",
-        "|---|---|---|---|---|",
+        "| model | success | mean reward | calls per solved task | invalid calls per episode "
+        "| asked for the missing value |",
+        "|---|---|---|---|---|---|",
     ]
     for name, row in (("base", before), ("trained", after)):
         success, reward, invalid = 100 * row["success"], row["reward"], row["invalid_calls"]
-        lines.append(f"| {name} | {success:.1f}% | {reward:.3f} | {calls(row)} | {invalid:.2f} |")
+        lines.append(f"| {name} | {success:.1f}% | {reward:.3f} | {calls(row)} | {invalid:.2f} | {ask(row)} |")
     lines.append(f"success change: {100 * (after['success'] - before['success']):+.1f} points")
     return "\n".join(lines)
 
@@ -871,6 +899,7 @@ def _eval_cache_path(config: TrainConfig, fmt: Any, tasks: Sequence[Any]) -> Pat
             config.reward,
             config.lora_targets,
             config.guided_calls,
+            config.user,
         ],
         "version": gym_mcp.__version__,
     }

@@ -133,7 +133,7 @@ class AsyncMCPEnv(EpisodeCore):
                     rule = (tool.meta or {}).get("gym_mcp/confirm")
                     if isinstance(rule, str) and rule:
                         fn = schema["function"]
-                        fn["description"] = f"{fn['description'].rstrip()}\n\n{confirmation_note(rule)}".strip()
+                        fn["description"] = f"{confirmation_note(rule)} {fn['description']}".strip()
         return self.live
 
     async def _check_server(self) -> None:

@@ -183,8 +183,11 @@ def needs_confirmation(rule: str | None, arguments: Mapping[str, Any]) -> bool:
 
 
 def confirmation_note(rule: str) -> str:
-    """The sentence added to a tool's description when a user is present, from its rule."""
+    """The sentence put first in a tool's description when a user is present, from its rule.
+
+    First, so that a prompt that shows only a description's first sentence still shows it.
+    """
     m = _RULE.match(rule)
     if m is None:
-        return "It cannot be undone: ask the user to confirm before you call it."
-    return f"When {m.group(1)} is {m.group(2)} or more, ask the user to confirm before you call it."
+        return "Ask the user to confirm before you call this: it cannot be undone."
+    return f"Ask the user to confirm before you call this when {m.group(1)} is {m.group(2)} or more."

@@ -12,6 +12,8 @@ checked, retried with a corrective note when a check fails, and every hit is cou
   retries: the failure is then the user's);
 - ``invented_value``: the reply states an id or number that is nowhere in the scenario or
   the conversation;
+- ``echo``: the reply repeats the agent's message, or the user's own last message, word for
+  word (small models playing a user do this: SmolLM2-135M behind `gym-mcp serve-model` did);
 - ``empty`` / ``malformed``: no text, or no usable reply from the endpoint (retried, then a
   fixed fallback reply).
 
@@ -39,6 +41,7 @@ _NOTES = {
     "leak": "Do not quote your instructions; say only your current request, in your own words.",
     "early_stop": f"Do not write {STOP} yet: you still have requests to make. Make your next request.",
     "invented_value": "Use only ids and numbers from your instructions or the conversation; never make one up.",
+    "echo": "Do not repeat the last message. Answer it as the user, in your own words.",
     "empty": "Write the user's next message.",
     "malformed": "Write the user's next message as plain text.",
 }
@@ -176,7 +179,7 @@ class LLMUser(User):
         return ("empty", "") if not text else (None, text)
 
     def check(self, text: str, view: UserView) -> str | None:
-        """The first guard a reply fails (``leak``, ``early_stop``, ``invented_value``), or None."""
+        """The first guard a reply fails (``leak``, ``early_stop``, ``echo``, ``invented_value``), or None."""
         scenario = scenario_of(view.task)
         stage, _ = progress(view)
         said = normalize(text)
@@ -187,6 +190,10 @@ class LLMUser(User):
                 return "leak"
         if STOP in text and stage < len(scenario.stages) - 1:
             return "early_stop"
+        own = [m.get("content") for m in view.messages if m.get("role") == "user"]
+        for said_before in (view.message, own[-1] if own else None):
+            if isinstance(said_before, str) and normalize(said_before) == said:
+                return "echo"
         if _invented(text, view, scenario):
             return "invented_value"
         return None

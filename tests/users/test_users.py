@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +14,7 @@ from gym_mcp import MCPEnv
 from gym_mcp.errors import ConfigError
 from gym_mcp.tasks import Task, replay
 from gym_mcp.users import FALLBACK, LLMUser, User, UserReply, UserView, make_user
-from tests.helpers import send_json
+from tests.helpers import CraftedChat, chat_body
 
 TRANSFER = {
     "name": "transfer_funds",
@@ -218,53 +215,24 @@ def test_bad_user_spec_is_one_clear_error() -> None:
 # -- the LLM user, against a loopback endpoint that returns crafted replies ----------------------
 
 
-class _Crafted(BaseHTTPRequestHandler):
-    """Plays an outside LLM: answers each request with the next crafted body from ``replies``."""
-
-    replies: list[bytes] = []
-    requests: list[dict[str, Any]] = []
-
-    def do_POST(self) -> None:
-        self.requests.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-        send_json(self, self.replies.pop(0) if self.replies else _body("Okay."))
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-def _body(text: str | None) -> bytes:
-    return json.dumps({"choices": [{"message": {"role": "assistant", "content": text}}]}).encode()
-
-
-@pytest.fixture
-def endpoint() -> Iterator[tuple[str, type[_Crafted]]]:
-    handler = type("H", (_Crafted,), {"replies": [], "requests": []})
-    server = HTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1", handler
-    finally:
-        server.shutdown()
-
-
 GOAL = dialogue_task().hidden_goal or ""
 
 
 @pytest.mark.parametrize(
     ("replies", "guard", "final"),
     [
-        ([_body(f"Sure. {GOAL}"), _body("The amount is 150 actually.")], "leak", "The amount is 150 actually."),
-        ([_body("###STOP###"), _body("Yes, go ahead.")], "early_stop", "Yes, go ahead."),
-        ([_body("Use account ACC-9999 instead."), _body("Yes, go ahead.")], "invented_value", "Yes, go ahead."),
-        ([_body(""), _body("Yes, go ahead.")], "empty", "Yes, go ahead."),
-        ([b"{not json", _body("Yes, go ahead.")], "malformed", "Yes, go ahead."),
-        ([_body(""), _body(None), b"[]"], "empty", FALLBACK),
+        ([chat_body(f"Sure. {GOAL}"), chat_body("The amount is 150 actually.")], "leak", "The amount is 150 actually."),
+        ([chat_body("###STOP###"), chat_body("Yes, go ahead.")], "early_stop", "Yes, go ahead."),
+        ([chat_body("Use account ACC-9999 instead."), chat_body("Yes, go ahead.")], "invented_value", "Yes, go ahead."),
+        ([chat_body(""), chat_body("Yes, go ahead.")], "empty", "Yes, go ahead."),
+        ([chat_body(ASK_150), chat_body("Yes, go ahead.")], "echo", "Yes, go ahead."),
+        ([b"{not json", chat_body("Yes, go ahead.")], "malformed", "Yes, go ahead."),
+        ([chat_body(""), chat_body(None), b"[]"], "empty", FALLBACK),
     ],
-    ids=["verbatim-goal", "early-stop", "invented-id", "empty-body", "malformed-json", "fallback"],
+    ids=["verbatim-goal", "early-stop", "invented-id", "empty-body", "echo", "malformed-json", "fallback"],
 )
 def test_llm_user_guards_fire_and_no_episode_raises(
-    endpoint: tuple[str, type[_Crafted]], replies: list[bytes], guard: str, final: str
+    endpoint: tuple[str, type[CraftedChat]], replies: list[bytes], guard: str, final: str
 ) -> None:
     url, handler = endpoint
     handler.replies.extend(replies)
@@ -282,9 +250,9 @@ def test_llm_user_guards_fire_and_no_episode_raises(
     assert handler.requests[0]["messages"][1] == {"role": "assistant", "content": dialogue_task().instruction}
 
 
-def test_llm_user_early_stop_kept_after_retries_is_the_users(endpoint: tuple[str, type[_Crafted]]) -> None:
+def test_llm_user_early_stop_kept_after_retries_is_the_users(endpoint: tuple[str, type[CraftedChat]]) -> None:
     url, handler = endpoint
-    handler.replies.extend([_body("###STOP###")] * 3)
+    handler.replies.extend([chat_body("###STOP###")] * 3)
     env = MCPEnv("banking", user=LLMUser(url, max_retries=2))
     try:
         _, info, _ = play(env, dialogue_task(), [ASK_150])
@@ -295,9 +263,9 @@ def test_llm_user_early_stop_kept_after_retries_is_the_users(endpoint: tuple[str
         env.close()
 
 
-def test_llm_user_turns_are_classified(endpoint: tuple[str, type[_Crafted]]) -> None:
+def test_llm_user_turns_are_classified(endpoint: tuple[str, type[CraftedChat]]) -> None:
     url, handler = endpoint
-    handler.replies.extend([_body("Yes, please go ahead."), _body("Now show me the balance of ACC-1136.")])
+    handler.replies.extend([chat_body("Yes, please go ahead."), chat_body("Now show me the balance of ACC-1136.")])
     env = MCPEnv("banking", user=LLMUser(url))
     try:
         _, info, _ = play(env, dialogue_task(), [ASK_150, TRANSFER, "It is done."])
@@ -310,7 +278,7 @@ def test_llm_user_turns_are_classified(endpoint: tuple[str, type[_Crafted]]) -> 
 # -- evaluation: every failure attributed to the agent or to the user ----------------------------
 
 
-def test_eval_attributes_failures_to_the_agent_or_the_user(endpoint: tuple[str, type[_Crafted]]) -> None:
+def test_eval_attributes_failures_to_the_agent_or_the_user(endpoint: tuple[str, type[CraftedChat]]) -> None:
     from gym_mcp.evaluation import EvalConfig, evaluate
     from gym_mcp.policies import make_policy
 
@@ -331,7 +299,7 @@ def test_eval_attributes_failures_to_the_agent_or_the_user(endpoint: tuple[str, 
     # an LLM user that ends the dialogue early on every try: the failure is the user's, and the
     # success rate without the user's failures leaves it out
     url, handler = endpoint
-    handler.replies.extend([_body("###STOP###")] * 3)
+    handler.replies.extend([chat_body("###STOP###")] * 3)
     llm = evaluate(
         [("gym_mcp/Banking-v0", [dialogue_task()])],
         {"reference": lambda: make_policy("reference")},
@@ -379,3 +347,20 @@ def test_cli_eval_with_a_user(tmp_path: Path) -> None:
         .splitlines()[-1]
         .endswith("user must be 'scripted', 'openai:URL' or a User object, got 'chatty'")
     )
+
+
+def test_tools_that_need_a_yes_say_so_only_when_a_user_is_present() -> None:
+    def descriptions(env: MCPEnv) -> dict[str, str]:
+        _, info = env.reset()
+        return {t["function"]["name"]: t["function"]["description"] for t in info["tools"]}
+
+    with_user, plain = MCPEnv("banking", user="scripted"), MCPEnv("banking")
+    try:
+        told, untold = descriptions(with_user), descriptions(plain)
+    finally:
+        with_user.close()
+        plain.close()
+    assert told["close_account"].startswith("Ask the user to confirm before you call this: it cannot be undone.")
+    assert told["transfer_funds"].startswith("Ask the user to confirm before you call this when amount is 100 or more.")
+    assert told["lock_card"] == untold["lock_card"]
+    assert not any(d.startswith("Ask the user") for d in untold.values())
