@@ -104,6 +104,9 @@ class AsyncBFCLEnv(EpisodeCore):
         parser: Reads tool calls from text actions.
         call_timeout: Seconds a tool call may take.
         pool: Pool of warm servers (default: the running loop's).
+        user: ``None`` or ``"scripted"``: BFCL's own turns are the user (a reply ends the turn and
+            the entry's next question is the user's answer); BFCL keeps them, so an LLM user or
+            another `User` is refused.
     """
 
     def __init__(
@@ -117,7 +120,13 @@ class AsyncBFCLEnv(EpisodeCore):
         parser: Parser | None = None,
         call_timeout: float = 30.0,
         pool: ServerPool | None = None,
+        user: str | None = None,
     ) -> None:
+        if user not in (None, "scripted"):
+            raise ConfigError(
+                f"BFCL keeps its own scripted turns: user must be None or 'scripted' (its turns), got {user!r}"
+            )
+        self.scripted_user = user == "scripted"
         if max_steps is not None and max_steps < 1:
             raise ConfigError(f"max_steps must be at least 1, got {max_steps}")
         if max_steps_per_turn < 1:
@@ -209,6 +218,7 @@ class AsyncBFCLEnv(EpisodeCore):
             "tools": self.tools,
             "steps_in_turn": self.steps_in_turn,
             **self._counts(),
+            **({"user": {"name": "bfcl", "turns": self.turn}} if self.scripted_user else {}),
         }
 
     # -- episode ---------------------------------------------------------------------------------
@@ -351,6 +361,7 @@ class AsyncBFCLEnv(EpisodeCore):
             parser=self.parser,
             call_timeout=self.call_timeout,
             pool=self._pool,
+            user="scripted" if self.scripted_user else None,
         )
 
 
@@ -368,7 +379,8 @@ class BFCLMultiTurnEnv(SyncEnv[AsyncBFCLEnv]):
         render_mode: ``"ansi"`` renders the conversation as text.
         **options: The `AsyncBFCLEnv` options: ``entry`` (one entry, an id or an index; None draws
             from the category), ``tasks`` (from `bfcl_tasks`), ``max_steps``,
-            ``max_steps_per_turn`` (BFCL's 20), ``parser`` and ``call_timeout``.
+            ``max_steps_per_turn`` (BFCL's 20), ``parser``, ``call_timeout`` and ``user``
+            (``"scripted"``: BFCL's own turns, reported in ``info["user"]``).
     """
 
     def __init__(self, category: str = "base", *, render_mode: str | None = None, **options: Any) -> None:

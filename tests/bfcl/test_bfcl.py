@@ -407,3 +407,17 @@ def test_state_fingerprint_diff_and_exact_reset() -> None:
         assert state.fingerprint() == start_print and state.snapshot().digest == start.digest
     finally:
         env.close()
+
+
+def test_bfcl_keeps_its_own_scripted_turns_as_the_user() -> None:
+    env = gym.make(gym_mcp.BFCL_ID, category="base", entry=3, user="scripted")
+    try:
+        first, info = env.reset()
+        assert info["user"] == {"name": "bfcl", "turns": 0}
+        obs, _, _, _, info = env.step("Which file do you mean?")  # a reply: BFCL's next turn answers it
+        assert obs == env.unwrapped.core.entry["question"][1][0]["content"]
+        assert info["user"]["turns"] == 1 and obs != first
+    finally:
+        env.close()
+    with pytest.raises(gym_mcp.GymMCPError, match="BFCL keeps its own scripted turns"):
+        gym.make(gym_mcp.BFCL_ID, category="base", entry=3, user="openai:http://127.0.0.1:9/v1")
