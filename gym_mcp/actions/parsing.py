@@ -29,6 +29,7 @@ __all__ = [
     "calls_from_structured",
     "hermes_parser",
     "json_parser",
+    "json_problem",
     "openai_parser",
     "parse_action",
 ]
@@ -182,8 +183,73 @@ def auto_parser(text: str) -> ParsedAction:
     return json_parser(text)
 
 
+MAX_DEPTH = 64
+"""Deepest nesting of objects and lists accepted in a call's arguments."""
+
+
+def json_problem(value: Any, max_depth: int = MAX_DEPTH) -> str | None:
+    """Why ``value`` is not plain JSON that a server can take, or None when it is.
+
+    Plain JSON: objects with string keys, lists, strings that are valid Unicode (no lone
+    surrogates), finite numbers, booleans and null, nested at most ``max_depth`` deep. Walks
+    the value without recursion, so no input can exhaust the stack.
+
+    Args:
+        value: A call's arguments (or any value).
+        max_depth: Deepest nesting allowed.
+
+    Returns:
+        A one-line reason naming where the problem is (``arguments.items[3]``), or None.
+    """
+    stack: list[tuple[Any, str, int]] = [(value, "arguments", 0)]
+    while stack:
+        item, where, depth = stack.pop()
+        if depth > max_depth:
+            return f"{where[:60]}... is nested too deeply (more than {MAX_DEPTH} levels)"
+        if item is None or isinstance(item, bool | int):
+            continue
+        if isinstance(item, float):
+            if item != item or item in (float("inf"), float("-inf")):
+                return f"{where} is {item}, which JSON cannot carry"
+            continue
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return f"{where} is not valid Unicode (a lone surrogate)"
+            continue
+        if isinstance(item, Mapping):
+            for key, sub in item.items():
+                if not isinstance(key, str):
+                    return f"{where} has a key of type {type(key).__name__}; object keys must be strings"
+                stack.append((key, f"{where} key", depth + 1))
+                stack.append((sub, f"{where}.{key}", depth + 1))
+            continue
+        if isinstance(item, list | tuple):
+            stack.extend((sub, f"{where}[{i}]", depth + 1) for i, sub in enumerate(item))
+            continue
+        return f"{where} is a {type(item).__name__}, not a JSON value"
+    return None
+
+
+def _checked(parsed: ParsedAction) -> ParsedAction:
+    """``parsed`` with every call whose arguments are not plain JSON moved to its errors."""
+    bad = [
+        (c, json_problem(c.arguments) if isinstance(c.name, str) else f"the tool name is a {type(c.name).__name__}")
+        for c in parsed.calls
+    ]
+    if not any(problem for _, problem in bad):
+        return parsed
+    calls = tuple(c for c, problem in bad if problem is None)
+    errors = [f"call to {str(c.name)[:80]!r} not run: {problem}" for c, problem in bad if problem]
+    return ParsedAction(calls, parsed.text, (*parsed.errors, *errors))
+
+
 def parse_action(action: Any, parser: Parser, max_chars: int) -> ParsedAction:
     """Read an environment action of any accepted kind; never raises.
+
+    Whatever the action, a call reaches the server only when its name is a string and its
+    arguments are plain JSON (`json_problem`); anything else becomes an error, named.
 
     Args:
         action: Model text, a `ToolCall`, a call dict, a list of them, or an OpenAI message.
@@ -193,9 +259,18 @@ def parse_action(action: Any, parser: Parser, max_chars: int) -> ParsedAction:
     Returns:
         The calls, the text, and why parts could not be read (errors become observations).
     """
+    try:
+        return _checked(_parse(action, parser, max_chars))
+    except Exception as exc:  # a last line: nothing an agent sends may escape step()
+        return ParsedAction(errors=(f"could not read the action: {type(exc).__name__}",))
+
+
+def _parse(action: Any, parser: Parser, max_chars: int) -> ParsedAction:
     if isinstance(action, str):
         if len(action) > max_chars:
             return ParsedAction(errors=(f"the action is {len(action)} characters; the limit is {max_chars}",))
+        if json_problem(action) is not None:
+            return ParsedAction(errors=("the action is not valid Unicode (a lone surrogate)",))
         try:
             return parser(action)
         except Exception as exc:
@@ -203,10 +278,10 @@ def parse_action(action: Any, parser: Parser, max_chars: int) -> ParsedAction:
     if isinstance(action, ToolCall):
         return ParsedAction(calls=(action,))
     if isinstance(action, Mapping | list | tuple):
-        try:
-            size = len(json.dumps(action, default=str))
-        except (TypeError, ValueError):
-            return ParsedAction(errors=("the action is not JSON-serializable",))
+        problem = json_problem(action, MAX_DEPTH + 4)
+        if problem is not None:
+            return ParsedAction(errors=("the action is not plain JSON: " + problem.replace("arguments", "action", 1),))
+        size = len(json.dumps(action))
         if size > max_chars:
             return ParsedAction(errors=(f"the action is {size} characters; the limit is {max_chars}",))
         return calls_from_structured(action)
