@@ -35,7 +35,8 @@ env = gym.make(
     command=[sys.executable, "-m", "mcp_server_git", "--repository", "{state}"],
     cwd="{state}",
     env=GIT_ENV,
-    state=gym_mcp.DirectoryState(repo, ignore=[".git/index"]),  # the index holds file timestamps
+    # the index holds file timestamps; the reflogs (.git/logs) the wall-clock time of each commit
+    state=gym_mcp.DirectoryState(repo, ignore=[".git/index", ".git/logs/*"]),
 )
 env.reset(seed=0)
 state = env.unwrapped.state

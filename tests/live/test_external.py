@@ -93,7 +93,8 @@ def git_spec(tmp_path: Path) -> Path:
                 "command": [sys.executable, "-m", "mcp_server_git", "--repository", "{state}"],
                 "cwd": "{state}",
                 "env": GIT_ENV,
-                "state": {"kind": "directory", "path": "repo", "ignore": [".git/index"]},
+                # the index holds file timestamps; the reflogs, the wall-clock time of each commit
+                "state": {"kind": "directory", "path": "repo", "ignore": [".git/index", ".git/logs/*"]},
             }
         )
     )
