@@ -30,25 +30,11 @@ from _common import base_parser, table, write_result
 
 from gym_mcp import MCPEnv
 from gym_mcp.synth import SynthConfig, synthesize
-from gym_mcp.tasks import DIALOGUE_KINDS, Task
+from gym_mcp.tasks import DIALOGUE_KINDS, play
 from gym_mcp.users import LLMUser
 
 SERVERS = ("banking", "shopping", "calendar")
 ASK_TO_CONFIRM = "Shall I go ahead?"
-
-
-def play(env: MCPEnv, task: Task, actions: list[Any]) -> dict[str, Any]:
-    env.reset(options={"task": task})
-    info: dict[str, Any] = {}
-    for action in actions:
-        _, _, terminated, truncated, info = env.step(action)
-        if terminated or truncated:
-            break
-    return info
-
-
-def dialogue(task: Task) -> list[Any]:
-    return [str(t["say"]) if "say" in t else t for t in task.reference_dialogue()]
 
 
 def main() -> int:
@@ -72,14 +58,15 @@ def main() -> int:
         for task in tasks:
             if task.variant not in DIALOGUE_KINDS:
                 continue
-            ref_ok += play(env, task, dialogue(task))["reward_terms"]["success"] == 1.0
+            ref_ok += play(env, task, task.reference_dialogue()).info["reward_terms"]["success"] == 1.0
             if task.variant == "missing_param":
                 n_missing += 1
-                info = play(env, task, [*map(dict, task.reference_calls), "All done."])
+                info = play(env, task, [*map(dict, task.reference_calls), "All done."]).info
                 never_ask_zero += info["reward_terms"]["success"] == 0.0
             if task.user is not None and task.user.confirm:
                 n_confirm += 1
-                info = play(env, task, [a for a in dialogue(task) if not (isinstance(a, str) and ASK_TO_CONFIRM in a)])
+                skipped = [a for a in task.reference_dialogue() if not (isinstance(a, str) and ASK_TO_CONFIRM in a)]
+                info = play(env, task, skipped).info
                 skip_zero += info["reward_terms"]["success"] == 0.0
         play_s = time.perf_counter() - t0
         env.close()
@@ -103,7 +90,7 @@ def main() -> int:
             sample = [t for t in tasks if t.variant in DIALOGUE_KINDS][: args.llm_tasks]
             t0 = time.perf_counter()
             for task in sample:
-                info = play(llm_env, task, dialogue(task))
+                info = play(llm_env, task, task.reference_dialogue()).info
                 done += info.get("reward_terms", {}).get("success") == 1.0
                 guards.update(info["user"]["guards"])
             entry["llm_user"] = {

@@ -133,10 +133,10 @@ def recovery_conversation(
     """
     if not task.reference_calls:
         return None
-    if "user" in env.reset(options={"task": task})[1] and [t for t in task.reference_dialogue() if "say" in t][:-1]:
+    _, info = env.reset(options={"task": task})
+    if "user" in info and [t for t in task.reference_dialogue() if isinstance(t, str)][:-1]:
         return None  # a dialogue that needs questions or confirmations: the bad call has no place yet
     rng = random.Random(f"{seed}:{task.id}")
-    _, info = env.reset(options={"task": task})
     tools = {t["function"]["name"]: t["function"] for t in info["tools"]}
     at = rng.randrange(len(task.reference_calls))
     target = task.reference_calls[at]

@@ -736,16 +736,13 @@ def rollout_group(
     tools = compact_tools(info["tools"], task, distractors)
     given = max(0, min(fork_after, len(task.reference_calls) - 1))
     # with a simulated user, the reference dialogue up to the given calls (its questions included)
-    turns = task.reference_dialogue() if "user" in info else [dict(c) for c in task.reference_calls]
+    turns: list[Any] = task.reference_dialogue() if "user" in info else [dict(c) for c in task.reference_calls]
     played = 0
     for turn in turns:
         if played >= given:
             break
-        if "say" in turn:
-            _, _, _, _, info = env.step(str(turn["say"]))
-        else:
-            _, _, _, _, info = env.step({"name": turn["name"], "arguments": turn["arguments"]})
-            played += 1
+        _, _, _, _, info = env.step(turn)
+        played += isinstance(turn, dict)
     forks = env.unwrapped.fork(size)
     try:
         return play(

@@ -29,7 +29,7 @@ class ReferencePolicy(Policy):
         """Queue the task's reference calls (its reference dialogue when a simulated user is present)."""
         self._queue: list[Any] = [dict(c) for c in task.reference_calls]
         if "user" in info and task.reference_calls:
-            self._queue = [str(t["say"]) if "say" in t else t for t in task.reference_dialogue()]
+            self._queue = task.reference_dialogue()
         self._answer = task.expected_answer or ("Done." if task.reference_calls else "I can't help with that here.")
         turns = task.metadata.get("reference_turns")
         self._turns = [list(t) for t in turns] if turns is not None and "turn" in info else None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gym_mcp.tasks.dialogue import DIALOGUE_KINDS, Slot, Stage, UserScenario
-from gym_mcp.tasks.replay import Replay, reference_fingerprint, replay
+from gym_mcp.tasks.replay import Replay, play, reference_fingerprint, replay
 from gym_mcp.tasks.task import Task, load_tasks, save_tasks
 
 __all__ = [
@@ -14,6 +14,7 @@ __all__ = [
     "Task",
     "UserScenario",
     "load_tasks",
+    "play",
     "reference_fingerprint",
     "replay",
     "save_tasks",

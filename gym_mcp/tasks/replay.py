@@ -1,5 +1,7 @@
 """Replaying a task's reference calls: the one loop that env, demo, synth and train share.
 
+- `play` takes a list of actions through an environment from a task's initial state (a test's
+  or a benchmark's scripted agent).
 - `replay` plays a task's reference calls through an environment (``env.step``, as an agent
   would), stopping at the first call that fails, and reports the final state's fingerprint and
   the conversation. Synthesis verifies tasks with it, the demo computes its tasks' expected
@@ -11,7 +13,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +24,7 @@ if TYPE_CHECKING:
     from gym_mcp.live.server import ServerSource
     from gym_mcp.rewards.episode import CallRecord
 
-__all__ = ["Replay", "reference_fingerprint", "replay"]
+__all__ = ["Replay", "play", "reference_fingerprint", "replay"]
 
 
 @dataclass(frozen=True)
@@ -47,51 +49,58 @@ class Replay:
         return list(self.info["messages"])
 
 
+def play(env: Any, task: Task, actions: Sequence[Any]) -> Replay:
+    """Reset ``env`` to ``task`` and take ``actions``, one step each.
+
+    Stops at the first call that fails or when the episode ends.
+
+    Args:
+        env: A gym-mcp environment (`MCPEnv`, or one wrapped by Gymnasium).
+        task: The task (it need not be one of the environment's tasks).
+        actions: Environment actions: calls, or text (a message to the user, or a final answer).
+
+    Returns:
+        The `Replay`: the fingerprint is the state's after the last action taken.
+    """
+    core = env.unwrapped.core
+    _, info = env.reset(options={"task": task})
+    failed = None
+    for action in actions:
+        calls_before = len(core.calls)
+        _, _, terminated, truncated, info = env.step(action)
+        if len(core.calls) > calls_before and core.calls[-1].status != "ok":
+            failed = core.calls[-1]
+            break
+        if terminated or truncated:
+            break
+    return Replay(failed is None, core.state.fingerprint(), failed, info)
+
+
 def replay(env: Any, task: Task, *, answer: str | None = None) -> Replay:
-    """Reset ``env`` to ``task`` and play its reference calls, one step each.
+    """Reset ``env`` to ``task`` and play its reference calls, one step each (see `play`).
 
     In an environment with a simulated user it plays the task's reference dialogue instead
-    (`Task.reference_dialogue`): its calls and its messages to the user, each a step, stopping
-    at the first call that fails or when the episode ends.
+    (`Task.reference_dialogue`): its calls and its messages to the user.
 
     Args:
         env: A gym-mcp environment (`MCPEnv`, or one wrapped by Gymnasium).
         task: The task (it need not be one of the environment's tasks).
         answer: A final answer to give after the calls (ends the episode); None to stop after them.
+            Not used for a dialogue, which has its own closing message.
 
     Returns:
-        The `Replay`; the environment is left where the calls (or the answer) took it.
+        The `Replay`; the environment is left where the calls (or the answer) took it. The
+        fingerprint is the state's after the calls.
     """
-    core = env.unwrapped.core
-    _, info = env.reset(options={"task": task})
-    failed = None
-    if getattr(core, "user", None) is not None and task.reference_calls:
-        ended = False
-        for turn in task.reference_dialogue():
-            if "say" in turn:
-                _, _, terminated, truncated, info = env.step(str(turn["say"]))
-                ended = terminated or truncated
-            else:
-                _, _, terminated, truncated, info = env.step(
-                    {"name": turn["name"], "arguments": dict(turn.get("arguments", {}))}
-                )
-                ended = terminated or truncated
-                if core.calls[-1].status != "ok":
-                    failed = core.calls[-1]
-                    break
-            if ended:
-                break
-        return Replay(failed is None, core.state.fingerprint(), failed, info)
-    for call in task.reference_calls:
-        _, _, _, _, info = env.step({"name": call["name"], "arguments": dict(call.get("arguments", {}))})
-        record = core.calls[-1]
-        if record.status != "ok":
-            failed = record
-            break
-    fingerprint = core.state.fingerprint()
-    if answer is not None and failed is None:
-        _, _, _, _, info = env.step(answer)
-    return Replay(failed is None, fingerprint, failed, info)
+    if getattr(env.unwrapped.core, "user", None) is not None and task.reference_calls:
+        return play(env, task, task.reference_dialogue())
+    result = play(
+        env, task, [{"name": c["name"], "arguments": dict(c.get("arguments", {}))} for c in task.reference_calls]
+    )
+    if answer is None or not result.ok:
+        return result
+    _, _, _, _, info = env.step(answer)
+    return Replay(True, result.fingerprint, None, info)
 
 
 _FINGERPRINTS: dict[tuple[Any, ...], str] = {}

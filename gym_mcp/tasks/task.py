@@ -120,20 +120,24 @@ class Task(BaseModel):
             slots=tuple(slots), stages=(Stage(request=self.instruction, calls=len(self.reference_calls)),)
         )
 
-    def reference_dialogue(self) -> list[dict[str, Any]]:
-        """The agent's side of the reference dialogue: the user's ``turns``, or made from the calls.
+    def reference_dialogue(self) -> list[str | dict[str, Any]]:
+        """The agent's side of the reference dialogue, as environment actions.
 
-        A task without reference turns gets: a question for each value its user withholds, just
-        before the call that needs it, the calls, and a closing message.
+        Messages to the user are text, calls are ``{"name", "arguments"}`` dicts: the user's
+        ``turns``, or, for a task without them, a question for each value its user withholds
+        (just before the call that needs it), the calls, and a closing message.
         """
         scenario = self.scenario()
         if scenario.turns:
-            return [dict(t) for t in scenario.turns]
-        turns: list[dict[str, Any]] = []
+            return [
+                str(t["say"]) if "say" in t else {"name": t["name"], "arguments": dict(t.get("arguments", {}))}
+                for t in scenario.turns
+            ]
+        turns: list[str | dict[str, Any]] = []
         for i, call in enumerate(self.reference_calls):
-            turns += [{"say": f"Which {noun(s.param)} should I use?"} for s in scenario.withheld if s.call == i]
+            turns += [f"Which {noun(s.param)} should I use?" for s in scenario.withheld if s.call == i]
             turns.append({"name": call["name"], "arguments": dict(call.get("arguments", {}))})
-        turns.append({"say": self.expected_answer or "All done."})
+        turns.append(self.expected_answer or "All done.")
         return turns
 
     @property

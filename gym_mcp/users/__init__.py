@@ -10,14 +10,14 @@ state (and what the task asks of the dialogue: values asked for, actions confirm
   guards against the known failures of simulated users, each counted in ``info["user"]``;
 - `User`: the interface; any object implementing it can be passed as ``user=``.
 
-Modules: `base` (the interface, the view of the episode a user gets, the scenario of any task),
+Modules: `base` (the interface, the view of the episode a user gets, how far the requests are),
 `scripted`, `llm`, `text` (the word rules both use).
 """
 
 from __future__ import annotations
 
 from gym_mcp.errors import ConfigError
-from gym_mcp.users.base import User, UserReply, UserView, progress, scenario_of, stage_done
+from gym_mcp.users.base import User, UserReply, UserView, progress, stage_done
 from gym_mcp.users.llm import FALLBACK, LLMUser
 from gym_mcp.users.scripted import ScriptedUser
 
@@ -31,7 +31,6 @@ __all__ = [
     "UserView",
     "make_user",
     "progress",
-    "scenario_of",
     "stage_done",
 ]
 

@@ -14,9 +14,9 @@ from typing import Any
 
 from gym_mcp.rewards.dialogue import same_value
 from gym_mcp.rewards.episode import CallRecord, UserTurn
-from gym_mcp.tasks import Task, UserScenario
+from gym_mcp.tasks import Task
 
-__all__ = ["User", "UserReply", "UserView", "call_done", "progress", "scenario_of", "stage_done"]
+__all__ = ["User", "UserReply", "UserView", "call_done", "progress", "stage_done"]
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ class UserView:
     """What the user sees when the agent writes to it.
 
     Attributes:
-        task: The task (the user's scenario is ``scenario_of(task)``).
+        task: The task (the user's scenario is ``task.scenario()``).
         message: The agent's message.
         messages: The conversation so far (OpenAI format, the agent's message last).
         calls: Every call the agent attempted (the user sees their effects, not their text).
@@ -71,7 +71,7 @@ class User(ABC):
 
     def opening(self, task: Task) -> str:
         """The first message of the dialogue (the task's opening request)."""
-        return scenario_of(task).stages[0].request
+        return task.scenario().stages[0].request
 
     @abstractmethod
     async def reply(self, view: UserView) -> UserReply:
@@ -79,14 +79,6 @@ class User(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release what the user holds (an HTTP client)."""
-
-
-# -- the scenario of any task -------------------------------------------------------------------
-
-
-def scenario_of(task: Task) -> UserScenario:
-    """The task's user (`Task.scenario`): its own, or one made for a task without one."""
-    return task.scenario()
 
 
 def _holds_all(arguments: Any, wanted: Mapping[str, Any]) -> bool:
@@ -103,7 +95,7 @@ def call_done(call: Mapping[str, Any], calls: Sequence[CallRecord]) -> bool:
 
 def stage_done(task: Task, stage: int, calls: Sequence[CallRecord]) -> bool:
     """Whether every reference call of ``stage`` is done (`call_done`)."""
-    scenario = scenario_of(task)
+    scenario = task.scenario()
     return all(call_done(task.reference_calls[i], calls) for i in scenario.calls_of(stage))
 
 

@@ -29,7 +29,7 @@ from gym_mcp.chat import ChatClient
 from gym_mcp.errors import ConfigError, EndpointError
 from gym_mcp.tasks import Task, UserScenario
 from gym_mcp.tasks.dialogue import format_value, noun
-from gym_mcp.users.base import User, UserReply, UserView, progress, scenario_of
+from gym_mcp.users.base import User, UserReply, UserView, progress
 from gym_mcp.users.text import STOP, asks_confirmation, is_affirmative, is_negative, mentions, normalize, values_in
 
 __all__ = ["FALLBACK", "LLMUser"]
@@ -93,7 +93,7 @@ class LLMUser(User):
 
     def prompt(self, task: Task) -> str:
         """The system prompt: who the user is, what it wants and knows, and the rules it follows."""
-        scenario = scenario_of(task)
+        scenario = task.scenario()
         goal = task.hidden_goal or " Then: ".join(s.request for s in scenario.stages)
         requests = "\n".join(f"{i + 1}. {s.request}" for i, s in enumerate(scenario.stages))
         known = "; ".join(f"{noun(s.param)}: {format_value(s.value)}" for s in scenario.slots if not s.said)
@@ -180,7 +180,7 @@ class LLMUser(User):
 
     def check(self, text: str, view: UserView) -> str | None:
         """The first guard a reply fails (``leak``, ``early_stop``, ``echo``, ``invented_value``), or None."""
-        scenario = scenario_of(view.task)
+        scenario = view.task.scenario()
         stage, _ = progress(view)
         said = normalize(text)
         goal = view.task.hidden_goal
@@ -204,7 +204,7 @@ class LLMUser(User):
             return UserReply(
                 text.replace(STOP, "").strip() or "Thank you, that's all.", "stop", stop=True, guards=guards
             )
-        scenario = scenario_of(view.task)
+        scenario = view.task.scenario()
         stage, done = progress(view)
         if asks_confirmation(view.message):
             for slot in scenario.revised:

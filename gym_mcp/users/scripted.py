@@ -23,7 +23,7 @@ import re
 
 from gym_mcp.tasks import Slot, Task, UserScenario
 from gym_mcp.tasks.dialogue import format_value, noun
-from gym_mcp.users.base import User, UserReply, UserView, call_done, progress, scenario_of
+from gym_mcp.users.base import User, UserReply, UserView, call_done, progress
 from gym_mcp.users.text import asks_confirmation, is_question, mentions, slot_asked, values_in
 
 __all__ = ["ScriptedUser"]
@@ -50,7 +50,7 @@ class ScriptedUser(User):
 
     def decide(self, view: UserView) -> UserReply:
         """The reply, synchronously (the rules are pure)."""
-        scenario = scenario_of(view.task)
+        scenario = view.task.scenario()
         stage, done = progress(view)
         last = stage == len(scenario.stages) - 1
         message = view.message

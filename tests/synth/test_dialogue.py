@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from gym_mcp import MCPEnv
 from gym_mcp.synth import SynthConfig, synthesize
-from gym_mcp.tasks import DIALOGUE_KINDS, Task, load_tasks, save_tasks
+from gym_mcp.tasks import DIALOGUE_KINDS, Task, load_tasks, play, save_tasks
 
 SERVERS = ("banking", "shopping", "calendar")
 
@@ -17,21 +16,6 @@ SERVERS = ("banking", "shopping", "calendar")
 @pytest.fixture(scope="module", params=SERVERS)
 def dialogue_tasks(request: pytest.FixtureRequest) -> list[Task]:
     return synthesize(request.param, SynthConfig.dialogue(n=30, seed=3)).tasks
-
-
-def _play(env: MCPEnv, task: Task, actions: list[Any]) -> dict[str, Any]:
-    env.reset(options={"task": task})
-    info: dict[str, Any] = {}
-    for action in actions:
-        _, _, terminated, truncated, info = env.step(action)
-        if terminated or truncated:
-            break
-    return info
-
-
-def _turns(task: Task) -> list[Any]:
-    assert task.user is not None
-    return [str(t["say"]) if "say" in t else dict(t) for t in task.user.turns]
 
 
 def test_every_kind_is_made_and_labelled(dialogue_tasks: list[Task]) -> None:
@@ -60,15 +44,17 @@ def test_reference_dialogue_scores_and_shortcuts_do_not(dialogue_tasks: list[Tas
         for task in tasks:
             if task.variant not in DIALOGUE_KINDS:
                 continue
-            info = _play(env, task, _turns(task))
+            info = play(env, task, task.reference_dialogue()).info
             assert info["reward_terms"]["success"] == 1.0, (task.id, info["messages"])
             if task.variant == "missing_param":  # the calls with the right values, never asking
-                info = _play(env, task, [*map(dict, task.reference_calls), "All done."])
+                info = play(env, task, [*map(dict, task.reference_calls), "All done."]).info
                 assert info["reward_terms"]["success"] == 0.0, task.id
                 assert info["reward_terms"]["asked_when_needed"] == 0.0
             if task.variant in ("confirmation", "change_of_mind"):  # acting without asking for a yes
-                skipped = [a for a in _turns(task) if not (isinstance(a, str) and a.endswith("Shall I go ahead?"))]
-                info = _play(env, task, skipped)
+                skipped = [
+                    a for a in task.reference_dialogue() if not (isinstance(a, str) and a.endswith("Shall I go ahead?"))
+                ]
+                info = play(env, task, skipped).info
                 assert info["reward_terms"]["success"] == 0.0, task.id
     finally:
         env.close()
