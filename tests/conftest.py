@@ -11,6 +11,7 @@ import pytest
 from gym_mcp import BundledSource
 from tests.helpers import CraftedChat, serve_handler
 from tests.servers.counter import kit as counter_kit
+from tests.servers.faulty import kit as faulty_kit
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSPORTS = ["inprocess", "stdio", "http"]
@@ -24,6 +25,17 @@ def counter_source(transport: str = "inprocess") -> BundledSource:
         kit=counter_kit,
         module="tests.servers.counter",
         env={"PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")},
+    )
+
+
+def faulty_source(transport: str = "inprocess", **env: str) -> BundledSource:
+    """The test server whose tools fail, die, hang or flood on purpose (see tests/servers/faulty.py)."""
+    return BundledSource(
+        "faulty",
+        transport,  # type: ignore[arg-type]
+        kit=faulty_kit,
+        module="tests.servers.faulty",
+        env={"PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), "FAULTY_PROCESS": "1", **env},
     )
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from gym_mcp.errors import ConfigError
 from gym_mcp.progress import Progress
+from gym_mcp.tasks.textfile import NotUTF8, decode_utf8
 
 __all__ = [
     "RENAMED_KEYS",
@@ -306,8 +307,8 @@ class TrainConfig:
         """
         p = Path(path)
         try:
-            data = tomllib.loads(p.read_text())
-        except (OSError, tomllib.TOMLDecodeError) as exc:
+            data = tomllib.loads(decode_utf8(p.read_bytes()))
+        except (OSError, tomllib.TOMLDecodeError, NotUTF8) as exc:
             raise ConfigError(f"cannot read config {p}: {exc}") from exc
         known = {f.name for f in fields(cls)}
         renamed = [key for key in data if key in RENAMED_KEYS]
@@ -318,11 +319,31 @@ class TrainConfig:
             raise ConfigError(f"{p}: {moves} (TrainConfig takes TRL's names){rest}")
         if unknown:
             raise ConfigError(f"{p}: unknown key(s) {', '.join(unknown)}")
+        types = {f.name: str(f.type) for f in fields(cls)}
+        for key, value in data.items():
+            problem = _wrong_type(value, types[key])
+            if problem:
+                raise ConfigError(f"{p}: {key} must be {problem}, got {value!r}")
         base = p.parent
         for key in ("model", "tasks", "output_dir"):
             if data.get(key) and not Path(data[key]).is_absolute() and (base / data[key]).exists():
                 data[key] = str((base / data[key]).resolve())
         return cls(**data)
+
+
+def _wrong_type(value: Any, annotation: str) -> str:
+    """What ``value`` should be for a field annotated ``annotation`` ("" when it is that)."""
+    if annotation == "bool":
+        return "" if isinstance(value, bool) else "true or false"
+    if annotation == "int":
+        return "" if isinstance(value, int) and not isinstance(value, bool) else "an integer"
+    if annotation == "float":
+        return "" if isinstance(value, int | float) and not isinstance(value, bool) else "a number"
+    if annotation == "str":
+        return "" if isinstance(value, str) else "a string"
+    if annotation == "list[str]":
+        return "" if isinstance(value, list) and all(isinstance(v, str) for v in value) else "a list of strings"
+    return ""
 
 
 def _load_tasks(config: TrainConfig) -> list[Any]:

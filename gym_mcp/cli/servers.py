@@ -14,6 +14,7 @@ __all__ = ["register"]
 def register(sub: Any) -> None:
     """Add the server commands to the ``gym-mcp`` subparsers."""
     from gym_mcp.servers import BUNDLED
+    from gym_mcp.servers.kit.server import add_token_arguments
 
     servers = sub.add_parser("servers", help="bundled servers")
     servers_sub = servers.add_subparsers(dest="servers_command", required=True, parser_class=Parser)
@@ -24,6 +25,7 @@ def register(sub: Any) -> None:
     add_serve_flags(serve)
     serve.add_argument("--db", default=None, help="SQLAlchemy database URL (default: a file named after the server)")
     serve.add_argument("--seed", type=int, default=0, help="seed of the generated data for a new database")
+    add_token_arguments(serve)
     serve.set_defaults(run=_serve)
 
     sb = sub.add_parser("serve-bfcl", help="serve one BFCL multi-turn entry's backends for any MCP client ([bfcl])")
@@ -53,9 +55,11 @@ def _list(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from gym_mcp.servers import get_kit
 
-    return get_kit(args.name).serve(
-        transport=args.transport, db=args.db, seed=args.seed, host=args.host, port=args.port
-    )
+    try:
+        return get_kit(args.name).serve_args(args)
+    except ValueError as exc:  # a bad argument: one line, status 2, as the parser would
+        print(f"gym-mcp serve: error: {exc}", file=sys.stderr)
+        return 2
 
 
 def _serve_bfcl(args: argparse.Namespace) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -40,6 +41,15 @@ class EnvConfig:
     max_steps_per_turn: int = 10
 
     def __post_init__(self) -> None:
+        for name in ("max_steps", "max_action_chars", "max_observation_chars", "max_calls_per_step"):
+            _check_int(name, getattr(self, name))
+        _check_int("max_user_turns", self.max_user_turns)
+        _check_int("max_steps_per_turn", self.max_steps_per_turn)
+        timeout = self.call_timeout
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not math.isfinite(timeout):
+            raise ConfigError(f"call_timeout must be a finite number of seconds, got {timeout!r}")
+        if self.max_calls_per_step < 1:
+            raise ConfigError(f"max_calls_per_step must be at least 1, got {self.max_calls_per_step}")
         if self.max_steps < 1:
             raise ConfigError(f"max_steps must be at least 1, got {self.max_steps}")
         if self.call_timeout <= 0:
@@ -48,6 +58,11 @@ class EnvConfig:
             raise ConfigError("max_user_turns and max_steps_per_turn must be at least 1")
         if self.max_observation_chars < 256 or self.max_action_chars < 256:
             raise ConfigError("max_observation_chars and max_action_chars must be at least 256")
+
+
+def _check_int(name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{name} must be an integer, got {value!r}")
 
 
 def _free_play_task(server: str) -> Task:

@@ -97,7 +97,9 @@ class EpisodeCore(ABC):
             "invalid_calls": 0,
             "tool_errors": 0,
             "timeouts": 0,
+            "crashes": 0,
             "server_restarts": 0,
+            "rolled_back": 0,
         }
         self.steps = 0
         self.done = False
@@ -240,6 +242,7 @@ class EpisodeCore(ABC):
             self.counters["timeouts"] += 1
         elif result.crashed:
             status = "crash"
+            self.counters["crashes"] += 1
         elif result.is_error:
             status = "tool_error"
         else:

@@ -13,12 +13,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from mcp.types import Tool
+
 from gym_mcp.actions.parsing import ParsedAction, Parser, ToolCall, auto_parser, parse_action
 from gym_mcp.actions.schema import check_arguments, openai_tools
 from gym_mcp.env.config import EnvConfig, TaskSource, coerce_tasks
 from gym_mcp.env.core import OVER, EpisodeCore, EpisodeSnapshot, reward_terms
 from gym_mcp.env.sync import SyncEnv
-from gym_mcp.errors import TaskError
+from gym_mcp.errors import StateError, TaskError
 from gym_mcp.live.pool import ServerPool
 from gym_mcp.live.runner import run_sync
 from gym_mcp.live.server import LiveServer, ServerSource, Transport
@@ -160,11 +162,22 @@ class AsyncMCPEnv(EpisodeCore):
         task = self._choose_task(options)
         self._start(task)
         live = await self._ensure_live()
+        self._check_reference(task, live)
         await self._check_server()  # a server that died between episodes is restarted here
         initial = self.source.initial_snapshot(task.data_seed)
         live.state.restore(initial)
         self.initial_fingerprint = live.state.fingerprint_of(initial)  # cached: restores are exact
         return self._clip(self._opening(task)), self.info()
+
+    def _check_reference(self, task: Task, live: LiveServer) -> None:
+        """Refuse a task whose reference calls name tools the server lacks (its reward could not be judged)."""
+        for i, call in enumerate(task.reference_calls, 1):
+            name = str(call.get("name", ""))
+            if not live.has_tool(self.view.server_name(name)):
+                raise TaskError(
+                    f"task {task.id!r}: reference call {i} names tool {name!r}, which the "
+                    f"{self.source.name} server does not have"
+                )
 
     def _choose_task(self, options: Mapping[str, Any]) -> Task:
         if "task" in options:
@@ -208,7 +221,9 @@ class AsyncMCPEnv(EpisodeCore):
             observation = ""
             terminated = True
         if not (terminated or truncated):
-            truncated = self._limit_reached(self.config.max_steps, self.config.max_steps_per_turn)
+            truncated = bool({"server_down", "state_lost"} & set(self.limits)) or self._limit_reached(
+                self.config.max_steps, self.config.max_steps_per_turn
+            )
         reward = 0.0
         info = self.info()
         if terminated or truncated:
@@ -272,9 +287,23 @@ class AsyncMCPEnv(EpisodeCore):
         problem = check_arguments(call.arguments, tool.input_schema)
         if problem:
             return self._invalid(call, f"Error: {call.name}: {problem}", known_name=True)
+        live = self._require_live()
+        # A call the agent is told failed must leave no write behind, whatever the server did
+        # (wrote and then refused, died after committing, timed out half-way): keep the state
+        # from before the call and put it back after any error. Tools that say they only read
+        # (the MCP readOnlyHint) are trusted and skip the copy.
+        checkpoint = None if _read_only(tool) else live.state.snapshot()
         # call_tool restarts a dead server first; _sync_restarts counts it for this episode.
-        result = await self._require_live().call_tool(self.view.server_name(call.name), call.arguments)
+        result = await live.call_tool(self.view.server_name(call.name), call.arguments)
         self._sync_restarts()
+        if result.is_error and checkpoint is not None:
+            try:
+                live.state.restore(checkpoint)
+                self.counters["rolled_back"] += 1
+            except StateError:  # e.g. a tool made the state unwritable: the episode cannot go on
+                self.limits.append("state_lost")
+        if result.down:
+            self.limits.append("server_down")
         output = self._clip_output(result.text)
         if result.is_error and not output.startswith("Error"):
             output = f"Error: {output}"
@@ -397,3 +426,8 @@ class MCPEnv(SyncEnv[AsyncMCPEnv]):
     def state(self) -> StateBackend:
         """The live server's state backend (fingerprint, snapshot, diff)."""
         return self.core.state
+
+
+def _read_only(tool: Tool) -> bool:
+    """True when the tool declares that it only reads (MCP ``readOnlyHint``)."""
+    return tool.annotations is not None and tool.annotations.read_only_hint is True

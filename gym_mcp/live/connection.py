@@ -2,10 +2,16 @@
 
 `LiveConnection` is one connection to one live server, built on `mcp.Client`:
 
-- every call has a timeout; a call that runs past it gets an error result, and a server
-  process that hung is killed and restarted;
-- a server process that died is noticed before the next call (or during it) and restarted
-  on the same state, so the episode goes on; the number of restarts is counted;
+- every call has a timeout; a call that runs past it gets an error result, and the server is
+  restarted (a process that hung is killed; an in-process server is rebuilt, so the thread left
+  running cannot reach the state again);
+- a server process that died, or a connection that broke, is noticed before the next call (or
+  during it) and the server restarted on the same state, so the episode goes on; a restart that
+  fails is tried again, and a server that cannot come back is reported as down (never raised
+  out of a call); the number of restarts is counted;
+- one result may take at most `MAX_RESULT_BYTES`: a bigger one is not read past the limit (so
+  reading costs time linear in the limit, not the size) and comes back as an error result that
+  says so; lone surrogates in results become U+FFFD;
 - it is async; the sync API (`gym_mcp.MCPEnv`) drives it through `gym_mcp.live.runner`.
 
 Launching is described by a `Launch`: a server object for in-process use, a command line for
@@ -17,7 +23,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -33,13 +41,31 @@ from typing import Any, Literal
 import anyio
 import anyio.abc
 import httpx
+import httpx2
 from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
-from mcp.types import Tool, jsonrpc_message_adapter
+from mcp.types import (
+    CallToolResult,
+    JSONRPCError,
+    JSONRPCRequest,
+    JSONRPCResponse,
+    TextContent,
+    Tool,
+    jsonrpc_message_adapter,
+)
+from mcp_types import CONNECTION_CLOSED
 
 from gym_mcp.errors import ServerCrashedError, ServerStartError
 
-__all__ = ["Launch", "LiveConnection", "ToolResult", "free_port"]
+__all__ = ["MAX_RESULT_BYTES", "Launch", "LiveConnection", "ToolResult", "free_port"]
+
+MAX_RESULT_BYTES = 4 * 1024 * 1024
+"""The most bytes one message from a server may take (an in-process result: characters)."""
+
+RESTART_ATTEMPTS = 3
+"""How many times a restart is tried before the server is reported as down."""
 
 TransportKind = Literal["inprocess", "stdio", "http"]
 
@@ -59,6 +85,7 @@ class Launch:
         env: Extra environment variables for the server process.
         cwd: Working directory of the server process.
         stderr_path: Where the server process's stderr goes (kept for error messages).
+        headers: http: headers sent with every request (e.g. ``Authorization: Bearer ...``).
     """
 
     name: str
@@ -69,6 +96,7 @@ class Launch:
     env: Mapping[str, str] = field(default_factory=dict)
     cwd: str | None = None
     stderr_path: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.transport == "inprocess" and self.server_factory is None:
@@ -87,13 +115,15 @@ class ToolResult:
         text: The result text (for errors, the error message).
         is_error: True when the call failed (tool error, timeout, crash).
         timed_out: True when the call ran past its timeout.
-        crashed: True when the server died during the call (it was restarted).
+        crashed: True when the server died during the call (it was restarted, unless ``down``).
+        down: True when the server could not be started again: no call can run until it is.
     """
 
     text: str
     is_error: bool = False
     timed_out: bool = False
     crashed: bool = False
+    down: bool = False
 
 
 OPEN_CONNECTIONS: weakref.WeakSet[LiveConnection] = weakref.WeakSet()
@@ -105,6 +135,34 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def too_large(limit: int = MAX_RESULT_BYTES) -> str:
+    """The error text of a result over ``limit`` bytes (which was not read past the limit)."""
+    return (
+        f"Error: the result is over the {limit / 2**20:g} MiB limit on one tool result (more than {limit:,} "
+        "bytes) and was not read; ask for less (filter, page or narrow the query)"
+    )
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    """``text`` with lone surrogates (which UTF-8 cannot encode) replaced by U+FFFD."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text
+
+
+def _too_large_response(request_id: Any, limit: int) -> JSONRPCResponse:
+    """The answer put in place of a response over ``limit`` bytes: an error result of the call."""
+    result = CallToolResult(content=[TextContent(type="text", text=too_large(limit))], is_error=True)
+    return JSONRPCResponse(
+        jsonrpc="2.0", id=request_id, result=result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    )
 
 
 def _tail(path: str | None, limit: int = 800) -> str:
@@ -124,7 +182,7 @@ def _kill_group(pid: int) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
     """True while ``pid`` is a live (not zombie) process."""
     try:
         os.kill(pid, 0)
@@ -142,11 +200,13 @@ def _pid_alive(pid: int) -> bool:
 class _ProcessTransport:
     """An MCP stdio transport over a subprocess we own (so we know its pid and can kill it)."""
 
-    def __init__(self, launch: Launch) -> None:
+    def __init__(self, launch: Launch, limit: int = MAX_RESULT_BYTES) -> None:
         self.launch = launch
+        self.limit = limit
         self.process: anyio.abc.Process | None = None
         self._tg: anyio.abc.TaskGroup | None = None
         self._stderr: Any = None
+        self._pending: dict[Any, None] = {}  # ids of requests sent and not yet answered, oldest first
 
     async def __aenter__(self) -> tuple[Any, Any]:
         launch = self.launch
@@ -174,25 +234,58 @@ class _ProcessTransport:
         return read_recv, write_send
 
     async def _reader(self, send: Any) -> None:
+        """Split stdout into lines (linear in the bytes read) and deliver each as a message.
+
+        A line over the limit is not kept: the rest of it is skipped, and the oldest request
+        still waiting gets an error result in its place.
+        """
         assert self.process is not None
         assert self.process.stdout is not None
-        buffer = b""
+        parts: list[bytes] = []
+        size = 0
+        skipping = False
         async with send:
             try:
                 async for chunk in self.process.stdout:
-                    buffer += chunk
-                    *lines, buffer = buffer.split(b"\n")
-                    for line in lines:
-                        if not line.strip():
-                            continue
-                        try:
-                            message = jsonrpc_message_adapter.validate_json(line, by_name=False)
-                        except ValueError as exc:
-                            await send.send(exc)
-                            continue
-                        await send.send(SessionMessage(message))
+                    start = 0
+                    while True:
+                        end = chunk.find(b"\n", start)
+                        piece = chunk[start:] if end < 0 else chunk[start:end]
+                        if not skipping:
+                            parts.append(piece)
+                            size += len(piece)
+                            if size > self.limit:
+                                skipping = True
+                                parts, size = [], 0
+                                await self._deliver_too_large(send)
+                        if end < 0:
+                            break
+                        if not skipping:
+                            await self._deliver(b"".join(parts), send)
+                        skipping = False
+                        parts, size = [], 0
+                        start = end + 1
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
                 pass
+
+    async def _deliver(self, line: bytes, send: Any) -> None:
+        if not line.strip():
+            return
+        try:
+            message = jsonrpc_message_adapter.validate_json(line, by_name=False)
+        except ValueError as exc:
+            await send.send(exc)
+            return
+        if isinstance(message, JSONRPCResponse | JSONRPCError):
+            self._pending.pop(message.id, None)
+        await send.send(SessionMessage(message))
+
+    async def _deliver_too_large(self, send: Any) -> None:
+        if not self._pending:
+            return  # not an answer to anything we asked: dropped
+        request_id = next(iter(self._pending))
+        del self._pending[request_id]
+        await send.send(SessionMessage(_too_large_response(request_id, self.limit)))
 
     async def _writer(self, recv: Any) -> None:
         assert self.process is not None
@@ -200,8 +293,10 @@ class _ProcessTransport:
         async with recv:
             try:
                 async for message in recv:
+                    if isinstance(message.message, JSONRPCRequest):
+                        self._pending[message.message.id] = None
                     data = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
-                    await self.process.stdin.send(data.encode())
+                    await self.process.stdin.send(clean_text(data).encode())
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                 pass
 
@@ -266,6 +361,7 @@ class LiveConnection:
         self._stderr_path = launch.stderr_path
         self._closed = False
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._http: _CappedTransport | None = None
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -283,7 +379,7 @@ class LiveConnection:
         if self._transport is not None and self._transport.process is not None:
             proc = self._transport.process
             # returncode is only updated while the loop runs; between calls, ask the OS.
-            return proc.returncode is None and _pid_alive(proc.pid)
+            return proc.returncode is None and pid_alive(proc.pid)
         if self._popen is not None:
             return self._popen.poll() is None
         return True
@@ -320,7 +416,7 @@ class LiveConnection:
             assert launch.server_factory is not None
             return launch.server_factory()
         if launch.transport == "stdio":
-            self._transport = _ProcessTransport(launch)
+            self._transport = _ProcessTransport(launch, MAX_RESULT_BYTES)
             return self._transport
         # http
         if not launch.command:
@@ -374,7 +470,20 @@ class LiveConnection:
     async def _own(self, target: Any, ready: asyncio.Future[None]) -> None:
         """Owns the client context (entered and exited in this one task, as anyio requires)."""
         try:
-            async with Client(target, cache=None, read_timeout_seconds=self.startup_timeout) as client:
+            async with contextlib.AsyncExitStack() as stack:
+                if isinstance(target, str):  # a URL: our own HTTP client, with the size cap and headers
+                    self._http = _CappedTransport(MAX_RESULT_BYTES)
+                    http = await stack.enter_async_context(
+                        httpx2.AsyncClient(
+                            transport=self._http,
+                            headers=dict(self.launch.headers),
+                            timeout=httpx2.Timeout(30.0, read=300.0),
+                        )
+                    )
+                    target = streamable_http_client(target, http_client=http, max_sse_event_size=MAX_RESULT_BYTES)
+                client = await stack.enter_async_context(
+                    Client(target, cache=None, read_timeout_seconds=self.startup_timeout)
+                )
                 self._client = client
                 if not ready.done():
                     ready.set_result(None)
@@ -400,6 +509,9 @@ class LiveConnection:
         cause = _describe(exc)
         if isinstance(exc, TimeoutError | asyncio.TimeoutError):
             cause = f"no answer within {self.startup_timeout}s"
+        if self._http is not None and self._http.refused:
+            sent = "sent no Authorization header" if not self.launch.headers else "its headers were refused"
+            cause = f"the server answered HTTP {self._http.refused} (it wants credentials; we {sent})"
         stderr = _tail(self._stderr_path)
         exited = ""
         if self._transport is not None and self._transport.process is not None:
@@ -411,8 +523,14 @@ class LiveConnection:
             msg += f"; server stderr: {stderr}"
         return ServerStartError(msg)
 
-    async def _teardown(self) -> None:
-        """Close the session and stop the process we run (never raises)."""
+    async def _teardown(self, *, kill: bool = False) -> None:
+        """Close the session and stop the process we run (never raises).
+
+        Args:
+            kill: SIGKILL the process first instead of letting it exit (it is broken or hung).
+        """
+        if kill and self.pid is not None:
+            _kill_group(self.pid)
         if self._stop is not None:
             self._stop.set()
         owner, self._owner = self._owner, None
@@ -442,21 +560,34 @@ class LiveConnection:
     async def restart(self) -> None:
         """Stop whatever is left of the server and start it again (on the same state).
 
+        A start that fails is tried again (`RESTART_ATTEMPTS` in all, a little later each time).
+
         Raises:
             ServerCrashedError: The server could not be started again.
         """
-        await self._teardown()
+        await self._teardown(kill=True)
         self.restarts += 1
-        try:
-            await self.start()
-        except ServerStartError as exc:
-            raise ServerCrashedError(f"{self.launch.name}: died and could not be restarted: {exc}") from exc
+        problem: ServerStartError | None = None
+        for attempt in range(RESTART_ATTEMPTS):
+            if attempt:
+                await asyncio.sleep(0.25 * attempt)
+            try:
+                await self.start()
+                return
+            except ServerStartError as exc:
+                problem = exc
+        raise ServerCrashedError(
+            f"{self.launch.name}: died and could not be restarted ({RESTART_ATTEMPTS} tries): {problem}"
+        )
 
     async def ensure_alive(self) -> bool:
         """Restart the server if its process died or its session dropped.
 
         Returns:
             True when a restart happened.
+
+        Raises:
+            ServerCrashedError: The server could not be started again.
         """
         if self.connected and self.process_alive():
             return False
@@ -510,17 +641,20 @@ class LiveConnection:
                 return tools
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any], *, timeout: float | None = None) -> ToolResult:
-        """Call a tool. Never raises for what the server does: errors come back as results.
+        """Call a tool. Never raises: what the server does comes back as a result.
 
-        A call past its timeout returns a timeout result, and a server process we run is then
-        killed and restarted (a hung server cannot serve the next call). A server that died
-        during the call is restarted and the call reported as crashed (not retried: it may
-        have half-run).
-
-        Raises:
-            ServerCrashedError: The server died and could not be restarted.
+        - A call past its timeout returns a timeout result, and the server is restarted: a
+          process we run is killed (a hung server cannot serve the next call), an in-process
+          server is rebuilt (its source gives it a fresh handle on the state, so the thread left
+          running cannot write to it).
+        - A server that died during the call, or whose connection broke, is restarted and the
+          call reported as crashed (not retried: it may have half-run).
+        - A server that cannot be started again gives a result with ``down`` set.
         """
-        await self.ensure_alive()
+        try:
+            await self.ensure_alive()
+        except ServerCrashedError as exc:
+            return ToolResult(f"Error: {exc}", is_error=True, crashed=True, down=True)
         client = self._client
         assert client is not None
         limit = self.call_timeout if timeout is None else timeout
@@ -528,20 +662,84 @@ class LiveConnection:
             with anyio.fail_after(limit):
                 result = await client.call_tool(name, dict(arguments), read_timeout_seconds=limit)
         except TimeoutError:
-            if self.launch.transport != "inprocess" and (self._transport is not None or self._popen is not None):
-                await self.restart()
-            return ToolResult(f"Error: tool {name!r} timed out after {limit:g}s", is_error=True, timed_out=True)
-        except Exception as exc:
-            if self.connected and self.process_alive():
-                return ToolResult(f"Error: {_describe(exc)}", is_error=True)
+            down = await self._recover()
+            text = f"Error: tool {name!r} timed out after {limit:g}s"
+            return ToolResult(text + (f"; {down}" if down else ""), is_error=True, timed_out=True, down=bool(down))
+        except MCPError as exc:
+            if exc.code != CONNECTION_CLOSED and self.connected and self.process_alive():
+                return ToolResult(f"Error: {_describe(exc)}", is_error=True)  # the server answered with an error
+            return await self._crashed(name)
+        except Exception:
+            return await self._crashed(name)
+        text = _content_text(result.content)
+        if len(text) > MAX_RESULT_BYTES:  # in-process: no transport cut it on the way
+            return ToolResult(too_large(), is_error=True)
+        return ToolResult(clean_text(text), is_error=bool(result.is_error))
+
+    async def _crashed(self, name: str) -> ToolResult:
+        down = await self._recover()
+        if down:
+            text = f"Error: the {self.launch.name} server stopped during {name!r}; {down}"
+            return ToolResult(text, is_error=True, crashed=True, down=True)
+        return ToolResult(
+            f"Error: the {self.launch.name} server stopped during {name!r} and was restarted; "
+            "the call did not complete",
+            is_error=True,
+            crashed=True,
+        )
+
+    async def _recover(self) -> str:
+        """Restart the server; returns why it could not be restarted ("" when it was)."""
+        try:
             await self.restart()
-            return ToolResult(
-                f"Error: the {self.launch.name} server stopped during {name!r} and was restarted; "
-                "the call may not have completed",
-                is_error=True,
-                crashed=True,
+        except ServerCrashedError as exc:
+            return str(exc)
+        return ""
+
+
+class _CappedTransport(httpx2.AsyncBaseTransport):
+    """An HTTP transport that reads at most ``limit`` bytes of a JSON response.
+
+    A bigger response is closed unread and replaced by an error result for the request's id.
+    (Server-sent events are capped by the MCP client itself: ``max_sse_event_size``.)
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.refused = 0  # the last 401/403 status the server answered with (0: none)
+        self._inner = httpx2.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = await self._inner.handle_async_request(request)
+        if response.status_code in (401, 403):
+            self.refused = response.status_code
+        if request.method != "POST" or not response.headers.get("content-type", "").startswith("application/json"):
+            return response
+        body = bytearray()
+        stream = response.stream
+        assert isinstance(stream, httpx2.AsyncByteStream)
+        try:
+            async for chunk in stream:
+                body += chunk
+                if len(body) > self.limit:
+                    break
+        finally:
+            await stream.aclose()
+        if len(body) <= self.limit:
+            return httpx2.Response(
+                response.status_code, headers=response.headers, content=bytes(body), extensions=response.extensions
             )
-        return ToolResult(_content_text(result.content), is_error=bool(result.is_error))
+        try:
+            request_id = json.loads(request.content)["id"]
+        except (ValueError, KeyError, TypeError):
+            request_id = None
+        replacement = _too_large_response(request_id, self.limit).model_dump_json(by_alias=True, exclude_unset=True)
+        dropped = ("content-length", "content-encoding")
+        headers = [(k, v) for k, v in response.headers.items() if k.lower() not in dropped]
+        return httpx2.Response(response.status_code, headers=headers, content=replacement.encode())
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
 
 
 def _content_text(content: Sequence[Any]) -> str:

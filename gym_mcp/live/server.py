@@ -6,7 +6,6 @@ knows how to start one on a private state, and where each data seed starts).
 
 from __future__ import annotations
 
-import shutil
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from mcp.types import Tool
 
 from gym_mcp.errors import ConfigError
 from gym_mcp.live.connection import LiveConnection, ToolResult
+from gym_mcp.live.scratch import remove_scratch
 from gym_mcp.state.base import Snapshot, StateBackend
 
 __all__ = ["TRANSPORTS", "LivePart", "LiveServer", "ServerSource", "Transport"]
@@ -113,9 +113,16 @@ class LiveServer:
         for part in self.parts:
             await part.connection.ensure_alive()
 
+    def has_tool(self, name: str) -> bool:
+        """True when a tool is exposed under ``name``."""
+        return name in self._routes
+
     async def call_tool(self, name: str, arguments: Mapping[str, object]) -> ToolResult:
-        """Call a tool by the name the agent uses (the caller checked that it exists)."""
-        part, real = self._routes[name]
+        """Call a tool by the name the agent uses (an unknown name gives an error result)."""
+        route = self._routes.get(name)
+        if route is None:
+            return ToolResult(f"Error: unknown tool {name!r}", is_error=True)
+        part, real = route
         return await part.connection.call_tool(real, arguments)
 
     async def close(self) -> None:
@@ -128,7 +135,7 @@ class LiveServer:
         self.state.close()
         for workdir in [self.workdir, *self.extra_workdirs]:
             if workdir is not None:
-                shutil.rmtree(workdir, ignore_errors=True)
+                remove_scratch(workdir)
 
 
 class ServerSource(ABC):

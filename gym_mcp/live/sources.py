@@ -12,18 +12,20 @@ into one environment, their tools namespaced ``server.tool``.
 
 from __future__ import annotations
 
+import os
 import re
-import shutil
+import secrets
 import sqlite3
 import sys
-import tempfile
 import threading
 from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from gym_mcp.errors import ConfigError, TaskError
 from gym_mcp.live.connection import Launch, LiveConnection
+from gym_mcp.live.sandbox import bwrap_command, check_bwrap, sandbox_name
+from gym_mcp.live.scratch import make_scratch, remove_scratch
 from gym_mcp.live.server import TRANSPORTS, LivePart, LiveServer, ServerSource, Transport
 from gym_mcp.state.base import Snapshot, StateBackend
 from gym_mcp.state.composite import CompositeState
@@ -74,8 +76,8 @@ class BundledSource(ServerSource):
 
     @property
     def key(self) -> Hashable:
-        """Bundled server name and transport."""
-        return ("bundled", self.name, self.module, self.transport)
+        """Bundled server name, module, transport and environment."""
+        return ("bundled", self.name, self.module, self.transport, tuple(sorted(self.env.items())))
 
     def initial_snapshot(self, seed: int) -> Snapshot:
         """The seeded database for ``seed`` (built once per process, then cached)."""
@@ -98,22 +100,30 @@ class BundledSource(ServerSource):
         if self.transport == "inprocess":
             state = SQLiteState(None, volatile=volatile)
             state.restore(base)
-            kit, conn = self.kit, state.connection
-            launch = Launch(self.name, "inprocess", server_factory=lambda: kit.create_server(conn))
+            launch = Launch(self.name, "inprocess", server_factory=_InProcessFactory(self.kit, state))
             workdir = None
         else:
-            workdir = Path(tempfile.mkdtemp(prefix=f"gym-mcp-{self.name}-"))
+            workdir = make_scratch(_safe(self.name))
             state = SQLiteState(workdir / "state.db", volatile=volatile)
             state.restore(base)
+            from gym_mcp.servers.kit import TOKEN_ENV, auth_headers
+
             command = [sys.executable, "-m", self.module, "--db", state.url]
+            env, headers = dict(self.env), {}
             if self.transport == "http":
                 command += ["--transport", "http", "--port", "{port}"]
+                # Even on loopback, only we may talk to it: a fresh token per launch, passed in
+                # the environment (not on the command line, which other users can read).
+                token = secrets.token_urlsafe(24)
+                env[TOKEN_ENV] = token
+                headers = auth_headers(token)
             launch = Launch(
                 self.name,
                 self.transport,
                 command=command,
-                env=self.env,
+                env=env,
                 stderr_path=str(workdir / "server.stderr"),
+                headers=headers,
             )
         connection = LiveConnection(launch, call_timeout=call_timeout)
         try:
@@ -121,13 +131,52 @@ class BundledSource(ServerSource):
         except BaseException:
             state.close()
             if workdir is not None:
-                shutil.rmtree(workdir, ignore_errors=True)
+                remove_scratch(workdir)
             raise
         return LiveServer.single(connection, state, tools, self.key, workdir)
 
 
+class _InProcessFactory:
+    """Builds an in-process server on a state's in-memory database.
+
+    The first build uses the state's connection; each rebuild (the connection restarts the
+    server after a call timed out) first gives the state a new connection, so a tool still
+    running in its worker thread on the old one can no longer write to the state.
+    """
+
+    def __init__(self, kit: ServerKit, state: SQLiteState) -> None:
+        self.kit = kit
+        self.state = state
+        self.built = False
+
+    def __call__(self) -> Any:
+        if self.built:
+            self.state.reconnect()
+        self.built = True
+        return self.kit.create_server(self.state.connection)
+
+
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", name) or "server"
+
+
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def _expand(text: str, server: str) -> str:
+    """``text`` with each ``${NAME}`` replaced by the environment variable NAME.
+
+    Raises:
+        ConfigError: A variable named is not set.
+    """
+
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in os.environ:
+            raise ConfigError(f"{server}: header value names ${{{name}}}, which is not set in the environment")
+        return os.environ[name]
+
+    return _VARIABLE.sub(value, text)
 
 
 def _substitute(text: str, values: Mapping[str, str]) -> str:
@@ -154,6 +203,13 @@ class ExternalSource(ServerSource):
         cwd: Working directory of the server process (``{state}`` allowed: then relative paths
             in tool arguments, such as ``"."`` or ``"notes.txt"``, mean the same in every copy).
         startup_timeout: Seconds the server may take to start and answer.
+        sandbox: ``"bwrap"`` runs the server in a bubblewrap sandbox (see `gym_mcp.live.sandbox`):
+            only its private folder writable, the rest of the system read-only, no network
+            unless ``network``. ``"none"`` (the default) runs it as it is.
+        network: In the sandbox, keep the network (an HTTP server always keeps it: we reach it
+            on a loopback port).
+        headers: HTTP headers sent with every request (e.g. ``Authorization``); ``${NAME}`` in
+            a value is replaced by that environment variable when the server is launched.
     """
 
     def __init__(
@@ -167,6 +223,9 @@ class ExternalSource(ServerSource):
         transport: Literal["stdio", "http"] | None = None,
         cwd: str | None = None,
         startup_timeout: float = 60.0,
+        sandbox: str = "none",
+        network: bool = False,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         if not command and not url:
             raise ConfigError(f"{name}: an external server needs a command or a url")
@@ -184,6 +243,15 @@ class ExternalSource(ServerSource):
             raise ConfigError(f"{name}: a stdio server needs a command")
         self.cwd = cwd
         self.startup_timeout = startup_timeout
+        self.headers = dict(headers or {})
+        for value in self.headers.values():
+            _expand(value, name)  # a variable that is not set is an error now, not at launch
+        self.sandbox = sandbox_name(sandbox)
+        self.network = network
+        if self.sandbox == "bwrap":
+            if not self.command:
+                raise ConfigError(f"{name}: a server someone else runs (a url, no command) cannot be sandboxed")
+            check_bwrap()
         self._template = (state or NullState()).snapshot()
 
     @property
@@ -197,6 +265,9 @@ class ExternalSource(ServerSource):
             self.url,
             tuple(sorted(self.env.items())),
             location,
+            self.sandbox,
+            self.network,
+            tuple(sorted(self.headers.items())),
         )
 
     @property
@@ -212,7 +283,7 @@ class ExternalSource(ServerSource):
 
     async def launch(self, *, call_timeout: float) -> LiveServer:
         """Start the server on a fresh private copy of the template state."""
-        workdir = Path(tempfile.mkdtemp(prefix=f"gym-mcp-{_safe(self.name)}-"))
+        workdir = make_scratch(_safe(self.name))
         state: StateBackend
         try:
             if self.state is None:
@@ -225,17 +296,31 @@ class ExternalSource(ServerSource):
                 state.restore(self._template)
             location = "" if isinstance(state, NullState) else str(state.location)
             values = {"state": location, "workdir": str(workdir)}
+            command = [_substitute(part, values) for part in self.command]
+            cwd = _substitute(self.cwd, values) if self.cwd else None
+            if self.sandbox == "bwrap":
+                # Writable: the state copy itself (a folder), or the folder holding just the
+                # state file (SQLite writes journals beside it); nothing else of ours.
+                if isinstance(state, NullState):
+                    writable = workdir / "scratch"
+                    writable.mkdir()
+                else:
+                    writable = Path(state.location)
+                    writable = writable if writable.is_dir() else writable.parent
+                network = self.network or self.transport == "http"
+                command = bwrap_command(command, writable=[str(writable)], network=network, cwd=cwd)
             launch = Launch(
                 self.name,
                 self.transport,
-                command=[_substitute(part, values) for part in self.command],
+                command=command,
                 url=_substitute(self.url, values) if self.url else None,
                 env={k: _substitute(v, values) for k, v in self.env.items()},
-                cwd=_substitute(self.cwd, values) if self.cwd else None,
+                cwd=cwd,
                 stderr_path=str(workdir / "server.stderr"),
+                headers={k: _expand(v, self.name) for k, v in self.headers.items()},
             )
         except BaseException:
-            shutil.rmtree(workdir, ignore_errors=True)
+            remove_scratch(workdir)
             raise
         connection = LiveConnection(launch, call_timeout=call_timeout, startup_timeout=self.startup_timeout)
         try:
@@ -243,7 +328,7 @@ class ExternalSource(ServerSource):
         except BaseException:
             if not self.shared:
                 state.close()
-            shutil.rmtree(workdir, ignore_errors=True)
+            remove_scratch(workdir)
             raise
         return LiveServer.single(connection, state, tools, self.key, workdir)
 

@@ -40,13 +40,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import ErrorDetails
 
 from gym_mcp.errors import ConfigError
 from gym_mcp.live.server import ServerSource
 from gym_mcp.live.sources import BundledSource, ExternalSource
 from gym_mcp.state import DirectoryState, JSONFileState, SQLiteState, StateBackend
+from gym_mcp.tasks.textfile import NotUTF8, check_unicode, decode_utf8, loads_json
 
 __all__ = [
     "ServerSpec",
@@ -63,6 +64,11 @@ __all__ = [
 
 _STATE_KINDS = ("directory", "sqlite", "json", "none")
 _JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+# A server name: it names the saved spec file (`gym-mcp envs add`), so no "/" and no leading ".".
+_NAME = re.compile(r"^\s*\w[\w .-]*$")
+_Text = Annotated[str, Field(pattern=r"\S")]  # a string with something in it (tool names, globs, keys)
+# Each state kind's own options, and which kind reads each.
+_STATE_OPTIONS = {"ignore": "directory", "volatile": "sqlite", "volatile_keys": "json"}
 
 
 class StateSection(BaseModel):
@@ -82,18 +88,27 @@ class StateSection(BaseModel):
         default=None,
         description="The template state, relative to the spec file's folder (needed unless kind is none).",
     )
-    ignore: list[str] = Field(
+    ignore: list[_Text] = Field(
         default_factory=list, description="directory: glob patterns of files left out of fingerprints, e.g. ['*.log']."
     )
-    volatile: dict[str, list[str]] = Field(
+    volatile: dict[str, list[_Text]] = Field(
         default_factory=dict, description="sqlite: {table: [columns]} left out of fingerprints (timestamps, ...)."
     )
-    volatile_keys: list[str] = Field(default_factory=list, description="json: keys left out of fingerprints.")
+    volatile_keys: list[_Text] = Field(default_factory=list, description="json: keys left out of fingerprints.")
 
     @model_validator(mode="after")
     def _path_unless_none(self) -> StateSection:
         if self.kind != "none" and not self.path:
             raise ValueError(f"missing field 'state.path' (the template {self.kind} state)")
+        if self.kind == "none" and self.path is not None:
+            raise ValueError(
+                "'state.path' is given but 'state.kind' is 'none' (no state); set the kind or drop the path"
+            )
+        if any(not table.strip() for table in self.volatile):
+            raise ValueError("'state.volatile' must map table names to column lists, got a blank table name")
+        for option, kind in _STATE_OPTIONS.items():
+            if option in self.model_fields_set and self.kind != kind:
+                raise ValueError(f"'state.{option}' is read only for kind {kind!r}, but 'state.kind' is {self.kind!r}")
         return self
 
 
@@ -102,8 +117,14 @@ class ToolsSection(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True, title="Tools")
 
-    hide: list[str] = Field(default_factory=list, description="Tools the agent must not see.")
-    rename: dict[str, str] | None = Field(default=None, description="{server's tool name: the name the agent sees}.")
+    hide: list[_Text] = Field(default_factory=list, description="Tools the agent must not see.")
+    rename: dict[str, _Text] | None = Field(default=None, description="{server's tool name: the name the agent sees}.")
+
+    @model_validator(mode="after")
+    def _names(self) -> ToolsSection:
+        if any(not name.strip() for name in self.rename or {}):
+            raise ValueError("'tools.rename' must be a table of strings, got a blank tool name")
+        return self
 
 
 class SpecFile(BaseModel):
@@ -124,7 +145,9 @@ class SpecFile(BaseModel):
         },
     )
 
-    name: Annotated[str, Field(pattern=r"\S")] = Field(description="The server's name (a non-empty string).")
+    name: Annotated[str, Field(pattern=_NAME.pattern)] = Field(
+        description="The server's name: letters, digits, spaces, '.', '_' and '-', starting with a letter or digit."
+    )
     command: str | list[str] | None = Field(
         default=None,
         description=(
@@ -146,15 +169,62 @@ class SpecFile(BaseModel):
         default_factory=lambda: StateSection(kind="none"), description="The server's state (default: none)."
     )
     tools: ToolsSection = Field(default_factory=ToolsSection, description="Hide or rename tools.")
-    startup_timeout: Annotated[float, Field(gt=0)] = Field(default=60.0, description="Seconds the server has to start.")
+    startup_timeout: Annotated[float, Field(gt=0, allow_inf_nan=False)] = Field(
+        default=60.0, description="Seconds the server has to start."
+    )
     env: dict[str, str] | None = Field(default=None, description="Extra environment variables for the server.")
+    headers: dict[str, str] | None = Field(
+        default=None,
+        description=(
+            'HTTP headers sent with every request, e.g. Authorization = "Bearer ${MY_TOKEN}"; '
+            "${NAME} is read from the environment when the server is launched (keep secrets out of the file)."
+        ),
+    )
+    sandbox: Literal["none", "bwrap"] = Field(
+        default="none",
+        description=(
+            "'bwrap' runs the server in a bubblewrap sandbox: only its state copy writable, the rest of the "
+            "system read-only, no network unless 'network' is true."
+        ),
+    )
+    network: bool = Field(default=False, description="In the sandbox, keep the network (HTTP servers always do).")
     description: str | None = Field(default=None, description="What the server is, for people reading the spec.")
+
+    @field_validator("command")
+    @classmethod
+    def _check_command(cls, value: str | list[str] | None) -> str | list[str] | None:
+        if isinstance(value, str):
+            try:
+                words = shlex.split(value)
+            except ValueError as exc:
+                raise ValueError(f"'command' cannot be split like a shell command line ({exc}): {value!r}") from None
+        else:
+            words = value or []
+        if words and not words[0].strip():
+            raise ValueError(f"'command' must start with the program to run, got {json.dumps(value)}")
+        return value
+
+    @field_validator("url")
+    @classmethod
+    def _check_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError(f"'url' must be an http:// or https:// URL, got {value!r}")
+        return value
+
+    @field_validator("env")
+    @classmethod
+    def _check_env(cls, value: dict[str, str] | None) -> dict[str, str] | None:
+        for key in value or {}:
+            if not key or "=" in key or "\0" in key:
+                raise ValueError(f"'env' key {key!r} is not an environment variable name (empty, or holds '=')")
+        return value
 
     @model_validator(mode="after")
     def _command_or_url(self) -> SpecFile:
-        if not self.command and not self.url:
+        command = shlex.split(self.command) if isinstance(self.command, str) else self.command
+        if not command and not self.url:
             raise ValueError("missing field 'command' (or 'url' for a server already running)")
-        if self.transport == "stdio" and not self.command:
+        if self.transport == "stdio" and not command:
             raise ValueError("a stdio server needs 'command'")
         return self
 
@@ -163,11 +233,11 @@ _KNOWN = set(SpecFile.model_fields)
 _SECTIONS: dict[str, type[BaseModel]] = {"state": StateSection, "tools": ToolsSection}
 # What a key must be, by dotted key (other keys: pydantic's words).
 _KEY_MESSAGES = {
+    "name": "'name' must be a string of letters, digits, spaces, '.', '_' and '-', starting with a letter or digit",
     "command": "'command' must be a list of strings (or one string)",
     "url": "'url' must be a string",
     "cwd": "'cwd' must be a string",
     "state": "'state' must be a table",
-    "state.kind": f"missing or bad field 'state.kind'; use one of: {', '.join(_STATE_KINDS)}",
     "state.path": "'state.path' must be a string",
     "state.ignore": "'state.ignore' must be a list of glob patterns",
     "state.volatile": "'state.volatile' must map table names to column lists",
@@ -176,9 +246,14 @@ _KEY_MESSAGES = {
     "tools.hide": "'tools.hide' must be a list of tool names",
     "tools.rename": "'tools.rename' must be a table of strings",
     "env": "'env' must be a table of strings",
-    "startup_timeout": "'startup_timeout' must be a positive number",
+    "headers": "'headers' must be a table of strings",
+    "sandbox": '\'sandbox\' must be "none" or "bwrap"',
+    "network": "'network' must be true or false",
+    "startup_timeout": "'startup_timeout' must be a positive number of seconds",
     "description": "'description' must be a string",
 }
+# Keys whose value is a list (and not a string): a string there gets a hint to write a one-element list.
+_LIST_KEYS = ("state.ignore", "state.volatile_keys", "tools.hide")
 
 
 def _key(loc: tuple[int | str, ...]) -> str:
@@ -192,7 +267,28 @@ def _key(loc: tuple[int | str, ...]) -> str:
     return head
 
 
-def _spec_error(errors: list[ErrorDetails]) -> str:
+def _value_at(data: Mapping[str, Any], key: str) -> tuple[bool, Any]:
+    """Whether the spec gives dotted ``key`` (``state.ignore``), and its value."""
+    value: Any = data
+    for part in key.split("."):
+        if not isinstance(value, Mapping) or part not in value:
+            return False, None
+        value = value[part]
+    return True, value
+
+
+def _got(data: Mapping[str, Any], key: str) -> str:
+    """``", got <value>"`` for the value at ``key`` (in JSON, cut short), with a hint for a bare string."""
+    given, value = _value_at(data, key)
+    if not given:
+        return ""
+    shown = json.dumps(value, default=str, ensure_ascii=False)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    hint = f" (a list: write [{shown}])" if key in _LIST_KEYS and isinstance(value, str) else ""
+    return f", got {shown}{hint}"
+
+
+def _spec_error(errors: list[ErrorDetails], data: Mapping[str, Any]) -> str:
     """One line for the first problem: unknown keys first, then the keys in file-format order."""
     extra = [e for e in errors if e["type"] == "extra_forbidden"]
     if extra:
@@ -207,11 +303,15 @@ def _spec_error(errors: list[ErrorDetails]) -> str:
     if first["type"] == "value_error" and "ctx" in first:
         return str(first["ctx"]["error"])
     key = _key(first["loc"])
+    if key == "state.kind":
+        if not _value_at(data, key)[0]:
+            return f"missing field 'state.kind' (one of: {', '.join(_STATE_KINDS)})"
+        return f"'state.kind' must be one of: {', '.join(_STATE_KINDS)}{_got(data, key)}"
     if key == "transport":
         return f"'transport' must be 'stdio' or 'http', got {first['input']!r}"
     if key in _KEY_MESSAGES:
-        return _KEY_MESSAGES[key]
-    return f"'{key}': {first['msg'][:1].lower()}{first['msg'][1:]}"
+        return _KEY_MESSAGES[key] + _got(data, key)
+    return f"'{key}': {first['msg'][:1].lower()}{first['msg'][1:]}{_got(data, key)}"
 
 
 def spec_json_schema() -> dict[str, Any]:
@@ -254,6 +354,9 @@ class ServerSpec:
         rename_tools: ``{server name: agent name}``.
         cwd: The server's working directory.
         startup_timeout: Seconds to start.
+        headers: HTTP headers (``${NAME}`` read from the environment at launch).
+        sandbox: ``"none"`` or ``"bwrap"``.
+        network: In the sandbox, keep the network.
         source_file: Where the spec was read from.
     """
 
@@ -269,6 +372,9 @@ class ServerSpec:
     rename_tools: Mapping[str, str] = field(default_factory=dict)
     cwd: Path | None = None
     startup_timeout: float = 60.0
+    headers: Mapping[str, str] = field(default_factory=dict)
+    sandbox: str = "none"
+    network: bool = False
     source_file: Path | None = None
 
     def make_state(self) -> StateBackend | None:
@@ -292,6 +398,9 @@ class ServerSpec:
             transport="http" if self.transport == "http" else "stdio",
             cwd=str(self.cwd) if self.cwd else None,
             startup_timeout=self.startup_timeout,
+            headers=self.headers,
+            sandbox=self.sandbox,
+            network=self.network,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -311,30 +420,71 @@ class ServerSpec:
         if self.cwd is not None:
             out["cwd"] = str(self.cwd)
         out["startup_timeout"] = self.startup_timeout
+        if self.headers:
+            out["headers"] = dict(self.headers)
+        if self.sandbox != "none":
+            out["sandbox"] = self.sandbox
+        if self.network:
+            out["network"] = True
         return out
 
 
-def _read(path: Path) -> dict[str, Any]:
+def _yaml_loads(path: Path, text: str) -> Any:
+    """Parse YAML safely; a key given twice in one mapping is an error (PyYAML keeps the last)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        import yaml  # type: ignore[import-untyped]
+    except ImportError:
+        raise ConfigError(f"{path}: YAML specs need PyYAML (pip install pyyaml); or use TOML/JSON") from None
+
+    class Loader(yaml.SafeLoader):
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            seen = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if isinstance(key, str | int | float | bool) and key in seen:
+                    mark = key_node.start_mark
+                    raise ConfigError(
+                        f"{path}: not valid YAML: key {key!r} is given twice in one mapping "
+                        f"(line {mark.line + 1}, column {mark.column + 1})"
+                    )
+                seen.add(key)
+            return super().construct_mapping(node, deep=deep)
+
+    try:
+        return yaml.load(text, Loader=Loader)  # a SafeLoader subclass: no arbitrary objects
+    except yaml.YAMLError as exc:
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        mark = getattr(exc, "problem_mark", None)
+        at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        raise ConfigError(f"{path}: not valid YAML: {problem}{at}") from None
+
+
+def _read(path: Path) -> dict[str, Any]:
+    """A spec file's top-level table (UTF-8 text; ConfigError with one line for anything else)."""
+    suffix = path.suffix.lower()
+    if suffix not in (".toml", ".json", ".yaml", ".yml"):
+        raise ConfigError(f"{path}: a spec file must end in .toml, .json, .yaml or .yml")
+    try:
+        text = decode_utf8(path.read_bytes())
     except OSError as exc:
         raise ConfigError(f"cannot read spec file {path}: {exc.strerror or exc}") from exc
-    suffix = path.suffix.lower()
+    except NotUTF8 as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    data: Any
     try:
         if suffix == ".toml":
-            data: Any = tomllib.loads(text)
+            data = tomllib.loads(text)
         elif suffix == ".json":
-            data = json.loads(text)
-        elif suffix in (".yaml", ".yml"):
-            try:
-                import yaml  # type: ignore[import-untyped]
-            except ImportError:
-                raise ConfigError(f"{path}: YAML specs need PyYAML (pip install pyyaml); or use TOML/JSON") from None
-            data = yaml.safe_load(text)
+            data = loads_json(text)
         else:
-            raise ConfigError(f"{path}: a spec file must end in .toml, .json, .yaml or .yml")
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
-        raise ConfigError(f"{path}: not valid {suffix[1:].upper()}: {exc}") from exc
+            data = _yaml_loads(path, text)
+            check_unicode(data)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    except ValueError as exc:  # a duplicate key, NaN or a lone surrogate (JSON), a lone surrogate (YAML)
+        raise ConfigError(f"{path}: not valid {suffix[1:].upper()}: {exc}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a spec must be a table/object at the top level")
     return data
@@ -374,13 +524,17 @@ def parse_spec(data: Mapping[str, Any], *, base: Path, source_file: Path | None 
     """
     where = str(source_file) if source_file else "spec"
     name = data.get("name")
-    if not isinstance(name, str) or not name.strip():
+    if name is None or (isinstance(name, str) and not name.strip()):
         raise ConfigError(f"{where}: missing field 'name' (a non-empty string)")
+    if not isinstance(name, str):
+        raise ConfigError(f"{where}: 'name' must be a non-empty string{_got(data, 'name')}")
+    if not _NAME.match(name.rstrip()):
+        raise ConfigError(f"{where}: {_KEY_MESSAGES['name']} (it names the saved spec file), got {name!r}")
     where = f"{where} (server {name!r})"
     try:
         raw = SpecFile.model_validate(dict(data))
     except ValidationError as exc:
-        raise ConfigError(f"{where}: {_spec_error(exc.errors())}") from None
+        raise ConfigError(f"{where}: {_spec_error(exc.errors(), data)}") from None
     command = shlex.split(raw.command) if isinstance(raw.command, str) else list(raw.command or [])
     transport = raw.transport or ("http" if raw.url else "stdio")
     cwd = Path(raw.cwd) if raw.cwd else base
@@ -419,6 +573,9 @@ def parse_spec(data: Mapping[str, Any], *, base: Path, source_file: Path | None 
         rename_tools=dict(raw.tools.rename or {}),
         cwd=cwd,
         startup_timeout=raw.startup_timeout,
+        headers=dict(raw.headers or {}),
+        sandbox=raw.sandbox,
+        network=raw.network,
         source_file=source_file,
     )
 

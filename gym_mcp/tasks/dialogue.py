@@ -25,7 +25,7 @@ import re
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, field_validator
 
 __all__ = [
     "DIALOGUE_KINDS",
@@ -42,6 +42,9 @@ DIALOGUE_KINDS = ("missing_param", "staged", "change_of_mind", "confirmation")
 """The variants of synthesized dialogue tasks (a task's ``variant``)."""
 
 _Str = Annotated[str, Strict()]
+_Text = Annotated[str, Strict(), Field(pattern=r"\S")]  # a string with something in it
+_Index = Annotated[int, Strict(), Field(ge=0)]
+_TURN_MESSAGE = "must be a {name, arguments} call or a {say: text} message"
 
 
 def format_value(value: Any) -> str:
@@ -84,10 +87,10 @@ class Slot(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    param: Annotated[str, Strict(), Field(min_length=1)]
+    param: _Text
     value: Any
-    call: Annotated[int, Strict(), Field(ge=0)] = 0
-    said: bool = True
+    call: _Index = 0
+    said: Annotated[bool, Strict()] = True
     was: Any = None
 
 
@@ -101,8 +104,8 @@ class Stage(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    request: Annotated[str, Strict(), Field(min_length=1)]
-    calls: Annotated[int, Strict(), Field(ge=0)]
+    request: _Text
+    calls: _Index
 
 
 class UserScenario(BaseModel):
@@ -122,16 +125,29 @@ class UserScenario(BaseModel):
     persona: _Str = "A customer who wants the request done and answers questions briefly."
     slots: tuple[Slot, ...] = ()
     stages: tuple[Stage, ...] = Field(min_length=1)
-    confirm: tuple[Annotated[int, Strict(), Field(ge=0)], ...] = ()
+    confirm: tuple[_Index, ...] = ()
     turns: tuple[Mapping[str, Any], ...] = ()
 
-    @model_validator(mode="after")
-    def _check(self) -> UserScenario:
-        for turn in self.turns:
-            say = turn.get("say")
-            if not (isinstance(say, str) or isinstance(turn.get("name"), str)):
-                raise ValueError("user.turns must be {name, arguments} calls or {say: text} messages")
-        return self
+    @field_validator("turns")
+    @classmethod
+    def _check_turns(cls, turns: tuple[Mapping[str, Any], ...]) -> tuple[Mapping[str, Any], ...]:
+        for i, turn in enumerate(turns):
+            if "say" in turn:
+                say = turn["say"]
+                ok = set(turn) == {"say"} and isinstance(say, str) and bool(say.strip())
+            else:
+                name = turn.get("name")
+                ok = (
+                    set(turn) <= {"name", "arguments"}
+                    and isinstance(name, str)
+                    and bool(name.strip())
+                    and isinstance(turn.get("arguments", {}), Mapping)
+                )
+            if not ok:
+                shown = json.dumps(turn, default=str, ensure_ascii=False)
+                shown = shown if len(shown) <= 80 else shown[:77] + "..."
+                raise ValueError(f"user.turns[{i}] {_TURN_MESSAGE}, got {shown}")
+        return turns
 
     @property
     def withheld(self) -> tuple[Slot, ...]:

@@ -52,14 +52,25 @@ from mcp.server.mcpserver.exceptions import ToolError
 from gym_mcp.servers.kit import rules
 from gym_mcp.servers.kit.columns import string_id, volatile_timestamp
 from gym_mcp.servers.kit.rules import *  # noqa: F403 (the helpers named in rules.__all__)
-from gym_mcp.servers.kit.server import DB_URL_ENV, ServerKit, ToolInfo, add_serve_arguments, make_engine, to_jsonable
+from gym_mcp.servers.kit.server import (
+    DB_URL_ENV,
+    TOKEN_ENV,
+    ServerKit,
+    ToolInfo,
+    add_serve_arguments,
+    auth_headers,
+    make_engine,
+    to_jsonable,
+)
 
 __all__ = [
     "DB_URL_ENV",
+    "TOKEN_ENV",
     "ServerKit",
     "ToolError",
     "ToolInfo",
     "add_serve_arguments",
+    "auth_headers",
     "make_engine",
     "string_id",
     "to_jsonable",

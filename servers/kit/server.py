@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import argparse
 import functools
+import hmac
 import inspect
+import ipaddress
 import json
 import os
 import random
@@ -26,26 +28,38 @@ from decimal import Decimal
 from typing import Annotated, Any, Literal
 
 import anyio.to_thread
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
-from pydantic import Field
-from sqlalchemy import Engine, create_engine
+from pydantic import AnyHttpUrl, Field
+from sqlalchemy import Engine, create_engine, event, make_url
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.orm import DeclarativeBase, Session
 from sqlalchemy.pool import NullPool, StaticPool
 
 __all__ = [
     "DB_URL_ENV",
+    "TOKEN_ENV",
     "ServerKit",
+    "StaticTokenVerifier",
     "ToolError",
     "ToolInfo",
+    "add_serve_arguments",
+    "add_token_arguments",
+    "auth_headers",
+    "bearer_auth",
+    "http_token",
     "make_engine",
     "to_jsonable",
 ]
 
 DB_URL_ENV = "GYM_MCP_DB_URL"
 """Environment variable a bundled server reads its database URL from when ``--db`` is absent."""
+
+TOKEN_ENV = "GYM_MCP_TOKEN"
+"""Environment variable holding the bearer token an HTTP server requires when ``--token`` is absent."""
 
 ToolFn = Callable[..., Any]
 SeedFn = Callable[[Session, random.Random], None]
@@ -93,7 +107,12 @@ def make_engine(database: str | sqlite3.Connection) -> Engine:
     """
     if isinstance(database, sqlite3.Connection):
         conn = database
-        return create_engine("sqlite://", creator=lambda: conn, poolclass=StaticPool)
+        engine = create_engine("sqlite://", creator=lambda: conn, poolclass=StaticPool)
+        # A connection in autocommit mode (isolation_level=None, as gym-mcp's states open them)
+        # would commit each statement at once, and a rollback would undo nothing: begin each
+        # session's transaction explicitly, so a tool that fails leaves no write behind.
+        event.listen(engine, "begin", lambda c: c.exec_driver_sql("BEGIN"))
+        return engine
     return create_engine(database, poolclass=NullPool)
 
 
@@ -275,17 +294,20 @@ class ServerKit:
             if not isinstance(database, sqlite3.Connection):  # disposing would close a shared connection
                 engine.dispose()
 
-    def create_server(self, database: str | sqlite3.Connection) -> MCPServer:
+    def create_server(self, database: str | sqlite3.Connection, *, token: str | None = None) -> MCPServer:
         """Build a live MCP server bound to one database.
 
         Args:
             database: A SQLAlchemy URL or an open `sqlite3.Connection` (in-process use).
+            token: A bearer token every HTTP request must carry (see `bearer_auth`); None for
+                none. Only the HTTP transport checks it.
 
         Returns:
             An `MCPServer` exposing the declared tools, ready for any transport.
         """
         engine = make_engine(database)
-        server: MCPServer = MCPServer(self.name, instructions=self.instructions or None, log_level="WARNING")
+        auth = bearer_auth(token) if token is not None else {}
+        server: MCPServer = MCPServer(self.name, instructions=self.instructions or None, log_level="WARNING", **auth)
         for info in self._tools.values():
             handler, description = self._bind(info, engine)
             server.add_tool(
@@ -323,7 +345,9 @@ class ServerKit:
                 except BaseException:
                     db.rollback()
                     raise
-            return json.dumps(to_jsonable(result), separators=(",", ":"), ensure_ascii=False)
+            text = json.dumps(to_jsonable(result), separators=(",", ":"), ensure_ascii=False)
+            # A lone surrogate cannot be written as UTF-8 (over stdio it would kill the server).
+            return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
         @functools.wraps(fn)
         async def handler(**kwargs: Any) -> str:
@@ -348,7 +372,32 @@ class ServerKit:
         parser = argparse.ArgumentParser(prog=f"gym-mcp serve {self.name}", description=self.instructions)
         add_serve_arguments(parser)
         args = parser.parse_args(argv)
-        return self.serve(transport=args.transport, db=args.db, seed=args.seed, host=args.host, port=args.port)
+        try:
+            return self.serve_args(args)
+        except ValueError as exc:
+            parser.error(str(exc))
+
+    def serve_args(self, args: argparse.Namespace) -> int:
+        """Serve as the arguments of `add_serve_arguments` say (the token checked first).
+
+        Returns:
+            The process exit status.
+
+        Raises:
+            ValueError: The token is malformed, or missing for a non-loopback host.
+        """
+        token = None
+        if args.transport == "http":
+            token = http_token(args.token, host=args.host, allow_no_token=args.allow_no_token)
+        return self.serve(
+            transport=args.transport,
+            db=args.db,
+            seed=args.seed,
+            host=args.host,
+            port=args.port,
+            token=token,
+            allow_no_token=args.allow_no_token,
+        )
 
     def serve(
         self,
@@ -358,6 +407,8 @@ class ServerKit:
         seed: int = 0,
         host: str = "127.0.0.1",
         port: int = 8000,
+        token: str | None = None,
+        allow_no_token: bool = False,
     ) -> int:
         """Initialise the database if needed and serve until the transport closes.
 
@@ -367,23 +418,39 @@ class ServerKit:
             seed: Seed of the generated data when the database is new.
             host: Interface to bind for HTTP (loopback unless told otherwise).
             port: Port for HTTP.
+            token: Bearer token every HTTP request must carry (see `http_token`); defaults to
+                ``$GYM_MCP_TOKEN``, and to none when that is unset or empty. stdio ignores it.
+            allow_no_token: Serve HTTP on a non-loopback ``host`` without a token.
 
         Returns:
             The process exit status.
+
+        Raises:
+            ValueError: The token is malformed, or ``host`` is not loopback and there is no
+                token nor ``allow_no_token``.
         """
+        if transport == "stdio":
+            url = self._database_url(db, seed)
+            self.create_server(url).run("stdio")
+            return 0
+        token = http_token(token, host=host, allow_no_token=allow_no_token)
+        url = self._database_url(db, seed)
+        server = self.create_server(url, token=token)
+        shown = make_url(url).render_as_string(hide_password=True)
+        guard = "bearer token required" if token is not None else "no token"
+        if token is None and not _is_loopback(host):
+            print(f"{self.name}: warning: anyone who can reach {host}:{port} can call every tool", file=sys.stderr)
+        print(
+            f"{self.name}: serving MCP at http://{host}:{port}/mcp ({guard}; db {shown})", file=sys.stderr, flush=True
+        )
+        server.run("streamable-http", host=host, port=port, json_response=True, stateless_http=False)
+        return 0
+
+    def _database_url(self, db: str | None, seed: int) -> str:
+        """The database URL to serve (``db``, ``$GYM_MCP_DB_URL``, then a file), created if new."""
         url = db or os.environ.get(DB_URL_ENV) or f"sqlite:///{self.name}.db"
         self.init_database(url, seed=seed)
-        server = self.create_server(url)
-        if transport == "stdio":
-            server.run("stdio")
-        else:
-            print(
-                f"{self.name}: serving MCP at http://{host}:{port}/mcp (db {url})",
-                file=sys.stderr,
-                flush=True,
-            )
-            server.run("streamable-http", host=host, port=port, json_response=True, stateless_http=False)
-        return 0
+        return url
 
 
 def _tool_meta(info: ToolInfo) -> dict[str, Any]:
@@ -405,3 +472,128 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the generated data for a new database")
     parser.add_argument("--host", default="127.0.0.1", help="HTTP interface to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
+    add_token_arguments(parser)
+
+
+def add_token_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--token`` and ``--allow-no-token``, the bearer-token options of HTTP serving."""
+    parser.add_argument(
+        "--token",
+        default=None,
+        help=(
+            "HTTP only: require 'Authorization: Bearer TOKEN' on every request, others get 401 "
+            f"(default: ${TOKEN_ENV}, which unlike the flag stays out of the process list)"
+        ),
+    )
+    parser.add_argument(
+        "--allow-no-token",
+        action="store_true",
+        help="serve HTTP on a non-loopback --host without a token (refused otherwise)",
+    )
+
+
+# -- bearer-token authentication -------------------------------------------------------------
+
+_TOKEN_CHARS = re.compile(r"[\x21-\x7e]+")
+_CLIENT_ID = "gym-mcp"
+
+
+def auth_headers(token: str) -> dict[str, str]:
+    """The HTTP headers a client sends to a server that requires ``token``.
+
+    Args:
+        token: The server's bearer token.
+
+    Returns:
+        ``{"Authorization": "Bearer <token>"}``, e.g. for ``httpx.AsyncClient(headers=...)``.
+    """
+    return {"Authorization": f"Bearer {token}"}
+
+
+class StaticTokenVerifier:
+    """An MCP `TokenVerifier` that accepts exactly one static bearer token.
+
+    The comparison takes constant time (`hmac.compare_digest`), so a wrong guess reveals
+    nothing through timing about how much of it was right.
+
+    Args:
+        token: The one token to accept (visible ASCII, no spaces).
+    """
+
+    def __init__(self, token: str) -> None:
+        self._token = _checked_token(token).encode()
+
+    def __repr__(self) -> str:
+        return "StaticTokenVerifier(token=***)"
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        """Accept ``token`` when it is the static token, else None (the request gets 401)."""
+        if hmac.compare_digest(token.encode("utf-8", "surrogatepass"), self._token):
+            return AccessToken(token=token, client_id=_CLIENT_ID, scopes=[])
+        return None
+
+
+def bearer_auth(token: str) -> dict[str, Any]:
+    """The MCP SDK's auth options that make an HTTP server require one static bearer token.
+
+    Pass them to `MCPServer(...)` or to a low-level `Server.streamable_http_app(...)`: the SDK's
+    bearer middleware then answers a request to the MCP endpoint that lacks
+    ``Authorization: Bearer <token>`` with 401 and a JSON error, before any MCP processing.
+
+    Args:
+        token: The token every request must carry.
+
+    Returns:
+        ``{"token_verifier": StaticTokenVerifier, "auth": AuthSettings}``.
+    """
+    # AuthSettings is OAuth-shaped: it requires the URL of an authorization server. Nothing here
+    # serves or advertises it (no auth provider, no resource metadata), so a placeholder is inert.
+    settings = AuthSettings(issuer_url=AnyHttpUrl("http://127.0.0.1"), resource_server_url=None)
+    return {"token_verifier": StaticTokenVerifier(token), "auth": settings}
+
+
+def http_token(token: str | None, *, host: str, allow_no_token: bool = False) -> str | None:
+    """The bearer token an HTTP server on ``host`` requires: ``token``, else ``$GYM_MCP_TOKEN``.
+
+    Args:
+        token: The token given (``--token``); it wins over the environment variable.
+        host: The interface the server binds.
+        allow_no_token: Allow a non-loopback ``host`` without a token.
+
+    Returns:
+        The token, or None when neither is set (or the variable is empty).
+
+    Raises:
+        ValueError: The token is empty or not visible ASCII, or ``host`` is not loopback and
+            there is no token nor ``allow_no_token``: the bundled servers hold write tools,
+            which nobody else on the network should reach by accident.
+    """
+    if token is None:
+        token = os.environ.get(TOKEN_ENV) or None
+    if token is not None:
+        return _checked_token(token)
+    if not allow_no_token and not _is_loopback(host):
+        raise ValueError(
+            f"refusing to serve HTTP on non-loopback host {host!r} without a token: "
+            f"set --token or ${TOKEN_ENV}, or pass --allow-no-token"
+        )
+    return None
+
+
+def _checked_token(token: str) -> str:
+    """``token`` when it can travel in an ``Authorization`` header, else ValueError (never echoing it)."""
+    if not token:
+        raise ValueError("the token is empty")
+    if not _TOKEN_CHARS.fullmatch(token):
+        raise ValueError("the token must be visible ASCII characters without spaces")
+    return token
+
+
+def _is_loopback(host: str) -> bool:
+    """Whether ``host`` names a loopback interface (``localhost``, 127.0.0.0/8, ``::1``)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False

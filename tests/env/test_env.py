@@ -11,6 +11,7 @@ from gymnasium.utils.env_checker import check_env
 
 import gym_mcp
 from gym_mcp import MCPEnv, Task, get_pool
+from gym_mcp.errors import TaskError
 from gym_mcp.live.runner import run_sync
 from gym_mcp.tasks import load_tasks, save_tasks
 from tests.conftest import counter_source
@@ -405,3 +406,39 @@ def test_reference_fingerprint_is_computed_by_replay_when_missing() -> None:
         assert reward == 0.0
     finally:
         env.close()
+
+
+def test_a_reference_call_to_a_missing_tool_is_refused_at_reset_with_one_line() -> None:
+    bad = Task.from_dict(
+        {"id": "t1", "server": "banking", "instruction": "x", "reference_calls": [{"name": "nope", "arguments": {}}]}
+    )
+    env = MCPEnv("banking", tasks=[bad])
+    try:
+        with pytest.raises(
+            TaskError, match="reference call 1 names tool 'nope', which the banking server does not have"
+        ):
+            env.reset(seed=0)
+        good = Task(id="t2", server="banking", instruction="What is the balance of ACC-1001?")
+        obs, _ = env.reset(options={"task": good})  # the env still works with a good task
+        assert obs
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"max_steps": "5"}, "max_steps must be an integer, got '5'"),
+        ({"max_steps": True}, "max_steps must be an integer, got True"),
+        ({"call_timeout": True}, "call_timeout must be a finite number of seconds, got True"),
+        ({"call_timeout": float("inf")}, "call_timeout must be a finite number of seconds, got inf"),
+        ({"max_observation_chars": "big"}, "max_observation_chars must be an integer, got 'big'"),
+        ({"transport": "carrier pigeon"}, "unknown transport 'carrier pigeon'"),
+        ({"max_user_turns": 2.5}, "max_user_turns must be an integer, got 2.5"),
+    ],
+)
+def test_settings_of_the_wrong_type_are_one_line(kwargs: dict[str, object], message: str) -> None:
+    from gym_mcp.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
+        gym.make("gym_mcp/Banking-v0", **kwargs)

@@ -8,86 +8,16 @@ unusable must come back as an error observation counted in ``info["invalid_calls
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from gym_mcp import MCPEnv
 from gym_mcp.actions.parsing import ToolCall, json_problem
-
-NAMES = ["get_balance", "deposit", "list_accounts", "close_account", "no_such_tool", "", "x" * 300]
-
-
-class _Opaque:
-    def __repr__(self) -> str:
-        return "<opaque>"
-
-
-def _deep(depth: int) -> Any:
-    value: Any = "leaf"
-    for i in range(depth):
-        value = {"k": value} if i % 2 else [value]
-    return value
-
-
-def _as_json(value: Any) -> str:
-    """The call as model text: JSON where it can be, Python's repr otherwise (deep or odd values)."""
-    try:
-        return json.dumps(value, default=repr)
-    except (RecursionError, ValueError):  # too deep to encode: the same depth, written out as text
-        return '{"name": "get_balance", "arguments": ' + '{"k": ' * 1_500 + "1" + "}" * 1_501
-
-
-ODD = st.one_of(
-    st.binary(max_size=8),
-    st.sets(st.integers(), max_size=3),
-    st.just(float("nan")),
-    st.just(float("inf")),
-    st.builds(np.int64, st.integers(-5, 5)),
-    st.builds(np.float32, st.floats(-1, 1)),
-    st.just(_Opaque()),
-    st.just("\ud800"),
-    st.integers(0, 2_000).map(_deep),
-    st.dictionaries(st.integers(), st.integers(), min_size=1, max_size=2),
-)
-JSONISH = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
-    max_leaves=8,
-)
-VALUE = st.one_of(JSONISH, ODD)
-ARGS = st.one_of(
-    st.dictionaries(st.sampled_from(["account_id", "amount", "customer_id", "x"]), VALUE, max_size=3), VALUE
-)
-NAME = st.one_of(st.sampled_from(NAMES), st.integers(), st.none(), st.binary(max_size=4))
-CALL = st.fixed_dictionaries({"name": NAME, "arguments": ARGS})
-ACTION = st.one_of(
-    CALL,
-    st.lists(CALL, max_size=3),
-    st.builds(
-        lambda calls: {"role": "assistant", "content": None, "tool_calls": calls},
-        st.lists(
-            st.builds(
-                lambda c: {
-                    "id": "c1",
-                    "type": "function",
-                    "function": {"name": c["name"], "arguments": c["arguments"]},
-                },
-                CALL,
-            ),
-            max_size=2,
-        ),
-    ),
-    st.builds(lambda c: ToolCall(c["name"], c["arguments"]), CALL),
-    st.builds(lambda c: "<tool_call>" + _as_json(c) + "</tool_call>", CALL),
-    st.text(max_size=40),
-    VALUE,
-)
+from tests.fuzz import ACTION, deep
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +50,7 @@ def test_step_never_raises(env: MCPEnv, action: Any) -> None:
         ({"account_id": {"ACC-1001"}}, "arguments.account_id is a set"),
         ({"amount": float("nan")}, "arguments.amount is nan"),
         ({"amount": np.int64(5)}, "arguments.amount is a int64"),
-        ({"account_id": _deep(1_000)}, "is nested too deeply (more than 64 levels)"),
+        ({"account_id": deep(1_000)}, "is nested too deeply (more than 64 levels)"),
         ({"account_id": "\ud800"}, "arguments.account_id is not valid Unicode"),
         ({1: "x"}, "key of type int"),
     ],

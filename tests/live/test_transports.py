@@ -167,3 +167,22 @@ def test_bad_launches_fail_clearly_without_orphans(launch: Launch, expect: str) 
     assert expect in str(err.value)
     time.sleep(0.2)
     assert child_pids() - before == set()
+
+
+def test_a_bundled_http_server_answers_only_its_env() -> None:
+    """Each HTTP launch gets its own bearer token: another local process cannot drive the server."""
+    import httpx
+
+    env = MCPEnv("banking", transport="http")
+    try:
+        env.reset(seed=0)
+        url = env.core.live.connection._url  # type: ignore[union-attr]
+        assert url is not None
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+        headers = {"Accept": "application/json, text/event-stream"}
+        response = httpx.post(url, json=body, headers=headers, timeout=10)
+        assert response.status_code == 401
+        obs, *_ = env.step({"name": "get_balance", "arguments": {"account_id": "ACC-1001"}})
+        assert not obs.startswith("Error"), obs  # the env itself sends the token
+    finally:
+        env.close()

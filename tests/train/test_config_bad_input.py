@@ -1,0 +1,38 @@
+"""A training config of the wrong shape is one clear line, never a traceback or a silent coercion."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gym_mcp.errors import ConfigError
+from gym_mcp.train.trainer import TrainConfig
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (b'sft_steps = "5"\n', "sft_steps must be an integer, got '5'"),
+        (b"sft_steps = true\n", "sft_steps must be an integer, got True"),
+        (b"learning_rate = true\n", "learning_rate must be a number, got True"),
+        (b'skip_variants = "missing_param"\n', "skip_variants must be a list of strings, got 'missing_param'"),
+        (b"skip_variants = [1]\n", "skip_variants must be a list of strings, got [1]"),
+        (b"model = 5\n", "model must be a string, got 5"),
+        (b'model = "\xff"\n', "not UTF-8 text (byte 0xff at line 1, column 10)"),
+    ],
+)
+def test_wrong_types_and_bytes_are_one_line(tmp_path: Path, text: bytes, message: str) -> None:
+    path = tmp_path / "train.toml"
+    path.write_bytes(text)
+    with pytest.raises(ConfigError) as caught:
+        TrainConfig.from_toml(path)
+    assert message in str(caught.value)
+    assert str(path) in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_the_shipped_configs_still_load() -> None:
+    root = Path(__file__).resolve().parents[2]
+    for name in ("train_cpu.toml", "train_gpu.toml"):
+        TrainConfig.from_toml(root / "examples" / name)
