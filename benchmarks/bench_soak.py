@@ -212,6 +212,7 @@ def main() -> int:
     killer.start()
     try:
         soak_episodes(env, tally, args.episodes, args.seed, fingerprint)
+        middle = process_usage()
         soak_fuzz(env, tally, args.fuzz, fingerprint)
     finally:
         killer.stop.set()
@@ -220,6 +221,7 @@ def main() -> int:
     after = process_usage()
     env.close()
 
+    mib = [u["rss_kib"] / 1024 for u in (before, middle, after)]
     targets = [
         ("exceptions out of step()", len(tally.exceptions), 0),
         (f"hangs (step > {HANG_S:.0f} s)", tally.hangs, 0),
@@ -239,8 +241,8 @@ def main() -> int:
         ("episodes truncated: server down", tally.truncated_server_down),
         ("resets that raised (killed while starting)", tally.reset_raised),
         ("slowest step (s)", round(tally.slowest_step_s, 2)),
-        ("RSS before / after (MiB)", f"{before['rss_kib'] / 1024:.0f} / {after['rss_kib'] / 1024:.0f}"),
-        ("open fds before / after", f"{before['fds']} / {after['fds']}"),
+        ("RSS before / after episodes / after fuzz (MiB)", "{:.0f} / {:.0f} / {:.0f}".format(*mib)),
+        ("open fds before / after episodes / after fuzz", f"{before['fds']} / {middle['fds']} / {after['fds']}"),
         ("child processes before / after", f"{before['children']} / {after['children']}"),
     ]
     print()
@@ -254,7 +256,7 @@ def main() -> int:
         config=vars(args) | {"out": str(args.out)},
         targets={n: {"measured": v, "target": t, "verdict": verdict(v == t)} for n, v, t in targets},
         facts=dict(facts),
-        usage={"before": before, "after": after},
+        usage={"before": before, "after_episodes": middle, "after_fuzz": after},
         exceptions=tally.exceptions,
     )
 

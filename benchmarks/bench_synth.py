@@ -1,11 +1,11 @@
 """Task synthesis at scale: throughput, replay share, quality, and an independent check.
 
-For each bundled server: synthesize N tasks (default 500) with ``gym-mcp synth``'s pipeline,
-then check every task independently by replaying its reference calls through
+For each bundled server (or those named by ``--servers``): synthesize N tasks (default 500)
+with ``gym-mcp synth``'s pipeline, then check every task independently by replaying its reference calls through
 ``gym.make(...)`` and reading the default reward (must be 1.0), then synthesize again with the
 same seed and compare the files byte for byte.
 
-Run: .venv/bin/python benchmarks/bench_synth.py [--n 500] [--quick]
+Run: .venv/bin/python benchmarks/bench_synth.py [--n 500] [--quick] [--servers NAME ...]
 """
 
 from __future__ import annotations
@@ -24,9 +24,8 @@ from _common import base_parser, table, write_result
 
 import gym_mcp
 from gym_mcp import load_tasks
+from gym_mcp.servers import BUNDLED
 from gym_mcp.synth import SynthConfig, synthesize, write_outputs
-
-SERVERS = ("banking", "shopping", "calendar")
 
 
 def independent_check(server: str, path: Path) -> tuple[int, int]:
@@ -50,12 +49,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = base_parser(__doc__ or "", repeats=1, quick_repeats=1)
     parser.add_argument("--n", type=int, default=None, help="tasks per server (default 500; 60 with --quick)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--servers", nargs="+", default=None, metavar="NAME", help="bundled servers to run (default: all of them)"
+    )
     args = parser.parse_args(argv)
+    servers = args.servers or sorted(BUNDLED)
     n = args.n or (60 if args.quick else 500)
     rows = []
     result: dict[str, Any] = {"n": n, "seed": args.seed, "servers": {}}
     with tempfile.TemporaryDirectory() as tmp:
-        for server in SERVERS:
+        for server in servers:
             t0 = time.perf_counter()
             first = synthesize(server, SynthConfig(n=n, seed=args.seed))
             path_a = Path(tmp) / f"{server}-a.jsonl"
