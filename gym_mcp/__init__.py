@@ -144,8 +144,16 @@ def __dir__() -> list[str]:
 
 
 def env_id(server: str) -> str:
-    """The Gymnasium id of a bundled server's environment, e.g. ``gym_mcp/Banking-v0``."""
-    return f"gym_mcp/{server.capitalize()}-v0"
+    """The Gymnasium id of a bundled server's environment, e.g. ``gym_mcp/Banking-v0``.
+
+    Words of a snake_case name are capitalized and joined (``team_chat`` -> ``TeamChat``);
+    acronyms keep their usual spelling (``crm`` -> ``CRM``, ``iot_devices`` -> ``IoTDevices``).
+    """
+    name = "".join(_ACRONYMS.get(w, w.capitalize()) for w in server.split("_"))
+    return f"gym_mcp/{name}-v0"
+
+
+_ACRONYMS = {"crm": "CRM", "iot": "IoT"}
 
 
 def _server_process() -> bool:

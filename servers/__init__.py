@@ -27,6 +27,14 @@ BUNDLED: dict[str, str] = {
     "banking": "gym_mcp.servers.banking",
     "shopping": "gym_mcp.servers.shopping",
     "calendar": "gym_mcp.servers.calendar",
+    "payments": "gym_mcp.servers.payments",
+    "crm": "gym_mcp.servers.crm",
+    "trading": "gym_mcp.servers.trading",
+    "email": "gym_mcp.servers.email",
+    "team_chat": "gym_mcp.servers.team_chat",
+    "issue_tracker": "gym_mcp.servers.issue_tracker",
+    "travel_booking": "gym_mcp.servers.travel_booking",
+    "food_delivery": "gym_mcp.servers.food_delivery",
 }
 """Bundled server name -> the module that holds its ``kit``."""
 

@@ -34,7 +34,7 @@ class LiveServer:
         kit.init_database(self.conn, seed=seed)
         self.server = kit.create_server(self.conn)
 
-    def call(self, name: str, **arguments: Any) -> tuple[bool, str]:
+    def call(self, name: str, /, **arguments: Any) -> tuple[bool, str]:
         """Call a tool; return (is_error, text)."""
 
         async def go() -> tuple[bool, str]:
@@ -45,13 +45,13 @@ class LiveServer:
 
         return asyncio.run(go())
 
-    def ok(self, name: str, **arguments: Any) -> Any:
+    def ok(self, name: str, /, **arguments: Any) -> Any:
         """Call a tool that must succeed; return its decoded JSON result."""
         is_error, text = self.call(name, **arguments)
         assert not is_error, f"{name}({arguments}) failed: {text}"
         return json.loads(text)
 
-    def error(self, name: str, **arguments: Any) -> str:
+    def error(self, name: str, /, **arguments: Any) -> str:
         """Call a tool that must fail; return the error text the agent sees."""
         is_error, text = self.call(name, **arguments)
         assert is_error, f"{name}({arguments}) should have failed, got: {text}"

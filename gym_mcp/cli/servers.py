@@ -44,12 +44,30 @@ def _list(args: argparse.Namespace) -> int:
     from gym_mcp import env_id
     from gym_mcp.servers import BUNDLED, get_kit
 
-    print(f"{'server':<12}{'tools':>6}{'write':>7}  env id")
+    print(f"{'server':<16}{'tools':>6}{'write':>7}{'entities':>10}  env id")
+    totals = [0, 0, 0]
     for name in sorted(BUNDLED):
         kit = get_kit(name)
         writes = sum(1 for t in kit.tools.values() if t.write)
-        print(f"{name:<12}{len(kit.tools):>6}{writes:>7}  {env_id(name)}")
+        entities = _seeded_rows(kit)
+        for i, n in enumerate((len(kit.tools), writes, entities)):
+            totals[i] += n
+        print(f"{name:<16}{len(kit.tools):>6}{writes:>7}{entities:>10}  {env_id(name)}")
+    print(f"{f'{len(BUNDLED)} servers':<16}{totals[0]:>6}{totals[1]:>7}{totals[2]:>10}")
     return 0
+
+
+def _seeded_rows(kit: Any) -> int:
+    """Rows in all tables of the server's seed-0 data (its entities)."""
+    import sqlite3
+
+    conn = sqlite3.connect(":memory:")
+    try:
+        kit.init_database(conn, seed=0)
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        return sum(int(conn.execute(f'SELECT COUNT(*) FROM "{t}"').fetchone()[0]) for t in tables)
+    finally:
+        conn.close()
 
 
 def _serve(args: argparse.Namespace) -> int:

@@ -5,8 +5,10 @@
 
 - the whole file system is mounted read-only, so a write outside the server's private folder
   (its state copy) fails inside the server with "Read-only file system";
-- that private folder is the only writable place besides a fresh, empty ``/tmp`` (with
-  ``HOME`` in it, for tools that keep caches there);
+- that private folder is the only writable place besides an empty scratch folder of its own,
+  which ``HOME`` and ``TMPDIR`` point to (for tools that keep caches or temporary files);
+  ``/tmp`` itself stays read-only and visible (the project or its virtual environment may live
+  there);
 - new user, pid, IPC, UTS and cgroup namespaces; no network unless the spec allows it (an
   HTTP server keeps the host's network, since we reach it on a loopback port);
 - the server dies with its parent (``--die-with-parent``).
@@ -76,6 +78,7 @@ def bwrap_command(
     command: Sequence[str],
     *,
     writable: Sequence[str],
+    scratch: str,
     network: bool,
     cwd: str | None = None,
 ) -> list[str]:
@@ -84,6 +87,7 @@ def bwrap_command(
     Args:
         command: The server's own command line.
         writable: Folders the server may write to (its private state copy); all else is read-only.
+        scratch: An empty folder of the server's own for ``HOME`` and ``TMPDIR`` (writable).
         network: Keep the host's network (needed for an HTTP server, or when the spec allows it).
         cwd: Working directory inside the sandbox (the host path; it is visible at the same path).
 
@@ -96,17 +100,16 @@ def bwrap_command(
         "--ro-bind", "/", "/",
         "--dev", "/dev",
         "--proc", "/proc",
-        "--tmpfs", "/tmp",
-        "--dir", "/tmp/home",
-        "--setenv", "HOME", "/tmp/home",
-        "--setenv", "TMPDIR", "/tmp",
+        "--bind", scratch, scratch,
+        "--setenv", "HOME", scratch,
+        "--setenv", "TMPDIR", scratch,
         "--unshare-all",
         "--die-with-parent",
     ]  # fmt: skip
     if network:
         args.append("--share-net")
     for path in writable:
-        args += ["--bind", path, path]  # after --tmpfs /tmp, so a folder under /tmp stays visible
+        args += ["--bind", path, path]
     if cwd:
         args += ["--chdir", cwd]
     return [*args, "--", *command]

@@ -301,14 +301,14 @@ class ExternalSource(ServerSource):
             if self.sandbox == "bwrap":
                 # Writable: the state copy itself (a folder), or the folder holding just the
                 # state file (SQLite writes journals beside it); nothing else of ours.
-                if isinstance(state, NullState):
-                    writable = workdir / "scratch"
-                    writable.mkdir()
-                else:
+                scratch = workdir / "scratch"
+                scratch.mkdir()
+                paths = []
+                if not isinstance(state, NullState):
                     writable = Path(state.location)
-                    writable = writable if writable.is_dir() else writable.parent
+                    paths.append(str(writable if writable.is_dir() else writable.parent))
                 network = self.network or self.transport == "http"
-                command = bwrap_command(command, writable=[str(writable)], network=network, cwd=cwd)
+                command = bwrap_command(command, writable=paths, scratch=str(scratch), network=network, cwd=cwd)
             launch = Launch(
                 self.name,
                 self.transport,

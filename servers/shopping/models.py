@@ -17,7 +17,7 @@ from gym_mcp.servers.kit import string_id, volatile_timestamp
 ORDER_STATUSES = ("placed", "paid", "shipped", "delivered", "cancelled")
 """Every status an order can have, in lifecycle order (``cancelled`` ends it early)."""
 
-RETURN_STATUSES = ("requested", "approved", "refunded", "rejected")
+RETURN_STATUSES = ("requested", "approved", "refunded", "rejected", "cancelled")
 """Every status a return can have."""
 
 

@@ -26,11 +26,19 @@ def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str
 def test_servers_list() -> None:
     out = run_cli("servers", "list")
     assert out.returncode == 0, out.stderr
-    rows = {line.split()[0]: line.split() for line in out.stdout.splitlines()[1:]}
-    assert set(rows) == {"banking", "calendar", "shopping"}
+    from gym_mcp import env_id
+    from gym_mcp.servers import BUNDLED, get_kit
+
+    lines = out.stdout.splitlines()
+    rows = {line.split()[0]: line.split() for line in lines[1:-1]}
+    assert set(rows) == set(BUNDLED) >= {"banking", "calendar", "shopping"}
     for name, row in rows.items():
-        assert int(row[1]) >= 12, name
-        assert row[3] == f"gym_mcp/{name.capitalize()}-v0"
+        assert int(row[1]) == len(get_kit(name).tools) >= 10, name
+        assert int(row[3]) >= 200, name  # seeded entities
+        assert row[4] == env_id(name)
+    total = lines[-1].split()
+    assert total[:2] == [str(len(BUNDLED)), "servers"]
+    assert int(total[2]) == sum(int(r[1]) for r in rows.values())
 
 
 @pytest.mark.parametrize(

@@ -94,30 +94,34 @@ def test_writes_outside_the_state_copy_fail_inside_the_server(template: Path, wh
 
 
 @needs_bwrap
-@pytest.mark.parametrize("where", ["sibling", "parent"])
-def test_writes_to_the_hosts_tmp_land_in_the_sandboxs_own_tmp(template: Path, outside: Path, where: str) -> None:
+@pytest.mark.parametrize("where", ["sibling", "parent", "tmp"])
+def test_writes_beside_the_state_copy_fail_too(template: Path, outside: Path, tmp_path: Path, where: str) -> None:
+    """Folders next to the copy (in the host's /tmp, like the copy itself) are read-only as well."""
+    probe = Path(f"/tmp/gym-mcp-sandbox-probe-{tmp_path.name}.txt")
     env = MCPEnv(_source(template, sandbox="bwrap"))
     try:
         env.reset(seed=0)
         location = Path(str(env.state.location))
-        target = {"sibling": outside / "precious.txt", "parent": location.parent / "escaped.txt"}[where]
+        target = {"sibling": outside / "precious.txt", "parent": location.parent / "escaped.txt", "tmp": probe}[where]
         obs = _call(env, "write_file", path=str(target), text="overwritten\n")
-        assert obs.startswith("wrote"), obs  # the sandbox has a private, empty /tmp...
-        assert (outside / "precious.txt").read_text() == "keep me\n"  # ...so the host's is untouched
+        assert obs.startswith("failed:") and "Read-only file system" in obs, obs
+        assert (outside / "precious.txt").read_text() == "keep me\n"
         assert not (location.parent / "escaped.txt").exists()
+        assert not probe.exists()
     finally:
         env.close()
 
 
 @needs_bwrap
-def test_tmp_inside_the_sandbox_is_private(template: Path, tmp_path: Path) -> None:
+def test_home_is_a_scratch_folder_of_the_servers_own(template: Path) -> None:
     env = MCPEnv(_source(template, sandbox="bwrap"))
     try:
         env.reset(seed=0)
-        probe = f"/tmp/gym-mcp-sandbox-probe-{tmp_path.name}.txt"
-        obs = _call(env, "write_file", path=probe, text="x")
-        assert not obs.startswith("Error"), obs
-        assert not Path(probe).exists()  # it went to the sandbox's own /tmp
+        initial = env.state.fingerprint()
+        obs = _call(env, "write_file", path="~/cache/entry.txt", text="cached")
+        assert obs.startswith("wrote"), obs
+        assert "/scratch/cache/entry.txt" in obs
+        assert env.state.fingerprint() == initial  # scratch is not state
     finally:
         env.close()
 

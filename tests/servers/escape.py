@@ -17,8 +17,8 @@ server = MCPServer("escape")
 
 @server.tool()
 def write_file(path: str, text: str) -> str:
-    """Write text to a file at any path (relative paths are under the working directory)."""
-    target = Path(path)
+    """Write text to a file at any path (relative paths are under the working directory; ~ is HOME)."""
+    target = Path(path).expanduser()
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text)

@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 
 import gym_mcp
 from gym_mcp import BundledSource, load_tasks
+from gym_mcp.servers import BUNDLED
 from gym_mcp.servers.kit import ServerKit
 from gym_mcp.synth import SynthConfig, SynthError, synthesize, write_outputs
 from gym_mcp.synth.render import format_value, is_traceable, render, render_chain
@@ -248,7 +249,7 @@ def test_cli_errors_leave_no_partial_file(tmp_path: Path) -> None:
     assert ran.returncode == 1
     assert (
         ran.stderr.strip().splitlines()[-1]
-        == "gym-mcp: error: unknown server 'nope'; bundled servers: banking, calendar, shopping"
+        == f"gym-mcp: error: unknown server 'nope'; bundled servers: {', '.join(sorted(BUNDLED))}"
     )
     assert not out.exists()
     # a third-party server (here the test counter server, whose tools have no intent templates)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from gym_mcp.servers.kit import ToolError, dollars, next_id
+from gym_mcp.servers.kit import ToolError, check_limit, dollars, next_id
 from gym_mcp.servers.shopping.models import (
     Cart,
     CartItem,
@@ -19,10 +20,12 @@ from gym_mcp.servers.shopping.models import (
 )
 from gym_mcp.servers.shopping.tools.common import (
     ADDRESS_SAMPLES,
+    MAX_LIMIT,
     check_address,
     check_quantity,
     kit,
     load_customer,
+    load_order,
     load_product,
     order_view,
 )
@@ -328,3 +331,78 @@ def checkout(db: Session, customer_id: str, shipping_address: str | None = None)
     cart.coupon_code = None
     db.flush()
     return order_view(order)
+
+
+@kit.tool(write=True, intent="Empty the cart of customer {customer_id}")
+def clear_cart(db: Session, customer_id: str) -> dict[str, Any]:
+    """Remove every item and the coupon from a customer's cart.
+
+    To take out a single product use remove_from_cart instead. Returns the (empty) cart.
+
+    Args:
+        db: Database session of this call (supplied by the kit, not by the model).
+        customer_id: Customer id, e.g. "CUS-1001".
+    """
+    customer = load_customer(db, customer_id)
+    cart = db.get(Cart, customer.id)
+    if cart is None or (not cart.items and cart.coupon_code is None):
+        raise ToolError(f"The cart of {customer.id} is already empty; there is nothing to clear.")
+    cart.items.clear()
+    cart.coupon_code = None
+    db.flush()
+    return _cart_view(db, cart)
+
+
+@kit.tool(write=True, intent="Put the items of order {order_id} back in the customer's cart to order them again")
+def reorder(db: Session, order_id: str) -> dict[str, Any]:
+    """Add every item of a past order to its customer's cart again, at today's prices.
+
+    Quantities add to what the cart already holds; nothing is added when any product lacks the
+    stock (the error names it), so the cart is never half-filled. Check out with checkout.
+
+    Args:
+        db: Database session of this call (supplied by the kit, not by the model).
+        order_id: The past order to repeat, e.g. "ORD-1001".
+    """
+    order = load_order(db, order_id)
+    customer = load_customer(db, order.customer_id)
+    cart = _cart(db, customer)
+    for line in order.items:
+        item = _cart_item(cart, line.product)
+        _check_stock(line.product, line.quantity + (item.quantity if item else 0))
+    for line in order.items:
+        item = _cart_item(cart, line.product)
+        if item is None:
+            cart.items.append(CartItem(product_id=line.product_id, quantity=line.quantity, product=line.product))
+        else:
+            item.quantity += line.quantity
+    db.flush()
+    return _cart_view(db, cart)
+
+
+@kit.tool(write=False, intent="List the coupons that can be used today[, showing up to {limit}]")
+def list_coupons(db: Session, limit: int = 10) -> list[dict[str, Any]]:
+    """List the coupons that are active and not expired today, with their conditions.
+
+    Returns a list of {"code", "description", "percent_off" or "amount_off", "min_subtotal",
+    "expires_on"}; apply one to a cart with apply_coupon.
+
+    Args:
+        db: Database session of this call (supplied by the kit, not by the model).
+        limit: Maximum number of coupons to return, 1 to 50.
+    """
+    check_limit(limit, MAX_LIMIT)
+    rows = db.scalars(
+        select(Coupon).where(Coupon.active.is_(True), Coupon.expires_on >= kit.today).order_by(Coupon.code).limit(limit)
+    )
+    out = []
+    for c in rows:
+        view: dict[str, Any] = {"code": c.code, "description": c.description}
+        if c.percent_off is not None:
+            view["percent_off"] = c.percent_off
+        else:
+            view["amount_off"] = dollars(c.amount_off_cents or 0)
+        view["min_subtotal"] = dollars(c.min_subtotal_cents)
+        view["expires_on"] = c.expires_on.isoformat()
+        out.append(view)
+    return out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from sqlalchemy import func, or_, select
@@ -69,3 +70,49 @@ def get_customer(db: Session, customer_id: str) -> dict[str, Any]:
         "order_count": order_count,
         "cart_units": cart_units,
     }
+
+
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
+_PHONE = re.compile(r"^\+?[0-9][0-9 ()-]{6,18}[0-9]$")
+
+
+@kit.tool(
+    write=True,
+    intent="Change the contact details of customer {customer_id}[: email {email}][, phone {phone}]",
+    samples={
+        "email": ("jordan.new@example.com", "casey.r@inbox.org", "sam.lee@mail.net"),
+        "phone": ("+1 512-555-0199", "+1 303-555-0142", "+1 608-555-0107"),
+    },
+)
+def update_contact_details(
+    db: Session, customer_id: str, email: str | None = None, phone: str | None = None
+) -> dict[str, Any]:
+    """Change a customer's email address and/or phone number.
+
+    Give at least one of the two. An email must look like name@domain.tld and must not belong to
+    another customer. Returns the updated contact details.
+
+    Args:
+        db: Database session of this call (supplied by the kit, not by the model).
+        customer_id: Customer id, e.g. "CUS-1001".
+        email: The new email address, e.g. "jordan.new@example.com".
+        phone: The new phone number, e.g. "+1 512-555-0199".
+    """
+    customer = load_customer(db, customer_id)
+    if email is None and phone is None:
+        raise ToolError("Give email, phone or both: there is nothing to change.")
+    if email is not None:
+        email = email.strip().lower()
+        if not _EMAIL.match(email):
+            raise ToolError(f"{email!r} is not an email address; use the form name@domain.tld.")
+        owner = db.scalar(select(Customer).where(func.lower(Customer.email) == email, Customer.id != customer.id))
+        if owner is not None:
+            raise ToolError(f"{email} already belongs to another customer ({owner.id}); each email is unique.")
+        customer.email = email
+    if phone is not None:
+        phone = " ".join(phone.split())
+        if not _PHONE.match(phone):
+            raise ToolError(f"{phone!r} is not a phone number; use digits with an optional +, e.g. +1 512-555-0199.")
+        customer.phone = phone
+    db.flush()
+    return {"customer_id": customer.id, "email": customer.email, "phone": customer.phone}

@@ -34,7 +34,8 @@ _RETURN_REASONS = (
 
 def _returned_quantity(order: Order, product_id: str) -> int:
     """Units of a product already returned (or being returned) from an order."""
-    return sum(r.quantity for r in order.returns if r.product_id == product_id and r.status != "rejected")
+    gone = ("rejected", "cancelled")
+    return sum(r.quantity for r in order.returns if r.product_id == product_id and r.status not in gone)
 
 
 def _return_view(ret: Return) -> dict[str, Any]:
@@ -152,3 +153,22 @@ def list_returns(db: Session, customer_id: str, limit: int = 20) -> list[dict[st
         .limit(limit)
     )
     return [_return_view(r) for r in rows]
+
+
+@kit.tool(write=True, intent="Cancel return {return_id}")
+def cancel_return(db: Session, return_id: str) -> dict[str, Any]:
+    """Withdraw a return request that has not been processed yet (status "requested").
+
+    Approved, refunded or rejected returns cannot be withdrawn. Returns the return with status
+    "cancelled"; its units can then be returned again within the return window.
+
+    Args:
+        db: Database session of this call (supplied by the kit, not by the model).
+        return_id: Return id, e.g. "RET-1001".
+    """
+    ret = load_return(db, return_id)
+    if ret.status != "requested":
+        raise ToolError(f"{ret.id} is {ret.status}; only a return that is still requested can be cancelled.")
+    ret.status = "cancelled"
+    db.flush()
+    return _return_view(ret)

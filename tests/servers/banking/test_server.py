@@ -6,32 +6,13 @@ from gym_mcp.servers.banking import kit
 from tests.helpers import LiveServer
 from tests.servers.banking.common import TABLES, dump, low_checking, own_pair
 from tests.servers.helpers import (
-    assert_every_tool_described,
     assert_listed_with_kinds,
-    intent_placeholders,
-    listed_tools,
-    tool_params,
 )
 
 
 def test_tools_are_listed_with_kinds(bank: LiveServer) -> None:
     writes = {"transfer_funds", "withdraw", "report_card_lost", "close_account"}
     assert_listed_with_kinds(bank, kit, writes=writes, reads={"get_account", "list_transactions", "find_customer"})
-
-
-def test_every_tool_and_parameter_is_described(bank: LiveServer) -> None:
-    assert_every_tool_described(bank, min_description=20)
-
-
-def test_every_tool_has_a_synthesis_intent_and_samples(bank: LiveServer) -> None:
-    metas = {t.name: t.meta for t in listed_tools(bank)}
-    for name, info in kit.tools.items():
-        intent_placeholders(name, info)
-        assert metas[name]["gym_mcp/intent"] == info.intent
-        for p in tool_params(info):
-            literal = not p.name.endswith("_id") and p.annotation not in (bool, "bool")
-            if literal and "{" + p.name + "}" in (info.intent or ""):
-                assert len(info.samples.get(p.name, ())) >= 3, f"{name}.{p.name} needs samples"
 
 
 def test_seed_has_enough_entities(bank: LiveServer) -> None:
