@@ -1,0 +1,153 @@
+"""The filesystem server: `create_server` over a workspace folder, `seed_tree` and the command line."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import inspect
+import json
+import os
+import sys
+import typing
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import anyio.to_thread
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from gym_mcp.servers.filesystem.seed import seed_tree
+from gym_mcp.servers.filesystem.tools import TOOLS
+from gym_mcp.servers.filesystem.workspace import Workspace
+from gym_mcp.servers.kit.server import ToolInfo, _split_docstring, add_token_arguments, bearer_auth, http_token
+
+__all__ = ["DEFAULT_QUOTA_BYTES", "INSTRUCTIONS", "NAME", "create_server", "main", "seed_tree"]
+
+NAME = "filesystem"
+DEFAULT_QUOTA_BYTES = 10 * 2**20
+INSTRUCTIONS = (
+    "A file workspace: read, search, edit and organize the files of one project folder. Paths are "
+    "relative to the workspace root ('/' is the root, e.g. 'docs/readme.md'); nothing outside it can "
+    "be reached. delete and delete_directory move things to the trash (restore_from_trash undoes "
+    "them); empty_trash is permanent. Writes are limited by a storage quota (see quota_info)."
+)
+
+
+def _meta(info: ToolInfo) -> dict[str, Any]:
+    meta: dict[str, Any] = {"gym_mcp/kind": "write" if info.write else "read"}
+    if info.intent:
+        meta["gym_mcp/intent"] = info.intent
+    if info.confirm:
+        meta["gym_mcp/confirm"] = info.confirm
+    return meta
+
+
+def _os_error(exc: OSError) -> ToolError:
+    """An OS error as the model sees it: the reason, never a host path."""
+    reason = exc.strerror or type(exc).__name__
+    return ToolError(f"the file system refused the operation: {reason}")
+
+
+def _bind(ws: Workspace, info: ToolInfo) -> tuple[Callable[..., Any], str]:
+    """Wrap a tool function: one call at a time on the workspace, OS errors as tool errors, JSON out."""
+    fn = info.fn
+    description, param_docs = _split_docstring(fn.__doc__ or "")
+    hints = typing.get_type_hints(fn, include_extras=True)
+    sig = inspect.signature(fn)
+    params = []
+    for p in list(sig.parameters.values())[1:]:  # drop the workspace
+        annotation = hints.get(p.name, Any)
+        if param_docs.get(p.name):
+            annotation = Annotated[annotation, Field(description=param_docs[p.name])]
+        params.append(p.replace(annotation=annotation))
+
+    def run(kwargs: dict[str, Any]) -> str:
+        with ws.lock:
+            try:
+                result = fn(ws, **kwargs)
+            except ToolError:
+                raise
+            except OSError as exc:
+                raise _os_error(exc) from None
+        text = json.dumps(result, separators=(",", ":"), ensure_ascii=False)
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+    @functools.wraps(fn)
+    async def handler(**kwargs: Any) -> str:
+        return await anyio.to_thread.run_sync(run, kwargs, abandon_on_cancel=True)
+
+    del handler.__wrapped__  # the schema comes from the signature below, not from fn
+    handler.__signature__ = sig.replace(parameters=params, return_annotation=str)  # type: ignore[attr-defined]
+    return handler, description
+
+
+def create_server(root: Path, *, quota_bytes: int = DEFAULT_QUOTA_BYTES, token: str | None = None) -> MCPServer:
+    """Build a live MCP server whose tools act only inside ``root``.
+
+    Args:
+        root: The workspace folder (must exist).
+        quota_bytes: The most bytes the files under the root (trash included) may hold.
+        token: A bearer token every HTTP request must carry; None for none (stdio ignores it).
+
+    Returns:
+        An `MCPServer` exposing the filesystem tools, ready for any transport.
+    """
+    ws = Workspace(root, quota_bytes)
+    auth = bearer_auth(token) if token is not None else {}
+    server: MCPServer = MCPServer(NAME, instructions=INSTRUCTIONS, log_level="WARNING", **auth)
+    for info in TOOLS.values():
+        handler, description = _bind(ws, info)
+        server.add_tool(
+            handler,
+            name=info.name,
+            description=description,
+            annotations=ToolAnnotations(
+                read_only_hint=not info.write, destructive_hint=info.write, idempotent_hint=not info.write
+            ),
+            meta=_meta(info),
+            structured_output=False,
+        )
+    return server
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Serve a workspace folder over stdio or HTTP.
+
+    Args:
+        argv: Command-line arguments (defaults to ``sys.argv[1:]``).
+
+    Returns:
+        The process exit status.
+    """
+    parser = argparse.ArgumentParser(prog=f"python -m gym_mcp.servers.{NAME}", description=INSTRUCTIONS)
+    parser.add_argument("--root", required=True, type=Path, help="the workspace folder (created when missing)")
+    parser.add_argument("--seed", type=int, default=None, help="fill the root with the seed tree N when it is empty")
+    parser.add_argument("--quota-bytes", type=int, default=DEFAULT_QUOTA_BYTES, help="storage quota in bytes")
+    parser.add_argument("--transport", choices=["stdio", "http"], default="stdio", help="MCP transport")
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP interface to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
+    add_token_arguments(parser)
+    args = parser.parse_args(argv)
+    root: Path = args.root
+    root.mkdir(parents=True, exist_ok=True)
+    if args.seed is not None and not any(root.iterdir()):
+        seed_tree(root, args.seed)
+    if args.transport == "stdio":
+        create_server(root, quota_bytes=args.quota_bytes).run("stdio")
+        return 0
+    try:
+        token = http_token(args.token, host=args.host, allow_no_token=args.allow_no_token)
+    except ValueError as exc:
+        parser.error(str(exc))
+    server = create_server(root, quota_bytes=args.quota_bytes, token=token)
+    guard = "bearer token required" if token is not None else "no token"
+    print(
+        f"{NAME}: serving MCP at http://{args.host}:{args.port}/mcp ({guard}; root {os.fspath(root)})",
+        file=sys.stderr,
+        flush=True,
+    )
+    server.run("streamable-http", host=args.host, port=args.port, json_response=True, stateless_http=False)
+    return 0
