@@ -202,7 +202,9 @@ def serve(world: BFCLWorld, name: str = "bfcl") -> Server[Any]:
     )
 
 
-def run_entry_server(entry_id: str, *, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000) -> int:
+def run_entry_server(
+    entry_id: str, *, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000, token: str | None = None
+) -> int:
     """Serve one entry's backends, at its initial state, to any MCP client until the transport closes.
 
     The server lists the functions the entry starts with (a ``miss_func`` entry's held-out
@@ -213,6 +215,7 @@ def run_entry_server(entry_id: str, *, transport: str = "stdio", host: str = "12
         transport: ``"stdio"`` or ``"http"`` (streamable HTTP at ``/mcp``).
         host: Interface to bind for HTTP (loopback unless told otherwise).
         port: Port for HTTP.
+        token: HTTP: a bearer token every request must carry (others get 401); None for none.
 
     Returns:
         The process exit status.
@@ -236,8 +239,11 @@ def run_entry_server(entry_id: str, *, transport: str = "stdio", host: str = "12
 
     import uvicorn
 
-    print(f"bfcl-{entry_id}: serving MCP at http://{host}:{port}/mcp", file=sys.stderr, flush=True)
-    app = server.streamable_http_app(json_response=True, host=host)
+    from gym_mcp.servers.kit.server import bearer_auth
+
+    required = "bearer token required" if token else "no token"
+    print(f"bfcl-{entry_id}: serving MCP at http://{host}:{port}/mcp ({required})", file=sys.stderr, flush=True)
+    app = server.streamable_http_app(json_response=True, host=host, **(bearer_auth(token) if token else {}))
     uvicorn.run(app, host=host, port=port, log_level="warning")
     return 0
 

@@ -31,6 +31,7 @@ def register(sub: Any) -> None:
     sb = sub.add_parser("serve-bfcl", help="serve one BFCL multi-turn entry's backends for any MCP client ([bfcl])")
     sb.add_argument("entry", help="entry id, e.g. multi_turn_base_0")
     add_serve_flags(sb)
+    add_token_arguments(sb)
     sb.set_defaults(run=_serve_bfcl)
 
     sm = sub.add_parser("serve-model", help="an OpenAI-compatible chat server over a local model (+ adapter)")
@@ -82,8 +83,16 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _serve_bfcl(args: argparse.Namespace) -> int:
     from gym_mcp.bfcl import run_entry_server
+    from gym_mcp.servers.kit.server import http_token
 
-    return run_entry_server(args.entry, transport=args.transport, host=args.host, port=args.port)
+    token = None
+    if args.transport == "http":
+        try:
+            token = http_token(args.token, host=args.host, allow_no_token=args.allow_no_token)
+        except ValueError as exc:  # a bad argument: one line, status 2, as the parser would
+            print(f"gym-mcp serve-bfcl: error: {exc}", file=sys.stderr)
+            return 2
+    return run_entry_server(args.entry, transport=args.transport, host=args.host, port=args.port, token=token)
 
 
 def _serve_model(args: argparse.Namespace) -> int:

@@ -360,11 +360,13 @@ def test_example_script_runs() -> None:
     assert "reward: 1.0" in done.stdout and "-> reward: 0.0 first failing turn: 2" in done.stdout
 
 
-@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize("transport", ["stdio", "http", "http+token"])
 def test_entry_server_runs_on_its_own(transport: str) -> None:
     """`gym-mcp serve-bfcl` serves an entry's backends to a plain MCP client, as BFCL executes them."""
     from gym_mcp import Launch, LiveConnection
+    from gym_mcp.errors import ServerStartError
     from gym_mcp.live.runner import run_sync
+    from gym_mcp.servers.kit import TOKEN_ENV, auth_headers
 
     e = entry("multi_turn_base_0")
     command = [sys.executable, "-m", "gym_mcp.cli", "serve-bfcl", e["id"]]
@@ -372,7 +374,15 @@ def test_entry_server_runs_on_its_own(transport: str) -> None:
         launch = Launch("bfcl", "stdio", command=command)
     else:
         command += ["--transport", "http", "--port", "{port}"]
-        launch = Launch("bfcl", "http", command=command, url="http://127.0.0.1:{port}/mcp")
+        url = "http://127.0.0.1:{port}/mcp"
+        launch = Launch("bfcl", "http", command=command, url=url)
+        if transport == "http+token":
+            env = {TOKEN_ENV: "bfcl-s3cret"}
+            refused = LiveConnection(Launch("bfcl", "http", command=command, url=url, env=env), call_timeout=30.0)
+            with pytest.raises(ServerStartError, match="answered HTTP 401"):
+                run_sync(refused.start())
+            run_sync(refused.close())
+            launch = Launch("bfcl", "http", command=command, url=url, env=env, headers=auth_headers("bfcl-s3cret"))
     calls = [c for turn in _truth_calls(e) for c in turn]
 
     async def play() -> tuple[list[str], list[str]]:
