@@ -75,3 +75,25 @@ def assert_error(server: LiveServer, tool: str, *fragments: str, **arguments: An
     for fragment in fragments:
         assert fragment in message, f"{fragment!r} not in {message!r}"
     return message
+
+
+def dump(server: LiveServer) -> dict[str, list[tuple[Any, ...]]]:
+    """Every table's rows without the volatile (wall-clock) columns, in a stable order."""
+    volatile = server.kit.volatile_columns
+    out = {}
+    for table in server.kit.base.metadata.sorted_tables:
+        cols = ", ".join(f'"{c.name}"' for c in table.columns if c.name not in volatile.get(table.name, ()))
+        out[table.name] = server.query(f'SELECT {cols} FROM "{table.name}" ORDER BY {cols}')
+    return out
+
+
+def one(server: LiveServer, sql: str, *params: Any) -> tuple[Any, ...]:
+    """The first row of a query the seed data must answer."""
+    rows = server.query(sql, *params)
+    assert rows, f"the seed has no row for: {sql}"
+    return rows[0]
+
+
+def scalar(server: LiveServer, sql: str, *params: Any) -> Any:
+    """The first column of the first row of a query the seed data must answer."""
+    return one(server, sql, *params)[0]

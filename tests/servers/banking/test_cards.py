@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.banking.common import one, scalar
+from tests.servers.helpers import one, scalar
 
 
 def test_list_cards(bank: LiveServer) -> None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.banking.common import account_with, balance, credit_owing, own_pair, scalar
+from tests.servers.banking.common import account_with, balance, credit_owing, own_pair
+from tests.servers.helpers import scalar
 
 
 def test_freeze_and_unfreeze(bank: LiveServer) -> None:

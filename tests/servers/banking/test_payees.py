@@ -4,18 +4,8 @@ from __future__ import annotations
 
 from gym_mcp.servers.banking.models import BANK_NAME
 from tests.helpers import LiveServer
-from tests.servers.banking.common import (
-    account_with,
-    balance,
-    dump,
-    internal_payee,
-    one,
-    own_pair,
-    scalar,
-    stranger_account,
-    txn_count,
-)
-from tests.servers.helpers import assert_error
+from tests.servers.banking.common import account_with, balance, internal_payee, own_pair, stranger_account, txn_count
+from tests.servers.helpers import assert_error, dump, one, scalar
 
 
 def test_list_payees(bank: LiveServer) -> None:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from gym_mcp.servers.banking import kit
 from tests.helpers import LiveServer
-from tests.servers.banking.common import TABLES, dump, low_checking, own_pair
+from tests.servers.banking.common import TABLES, low_checking, own_pair
 from tests.servers.helpers import (
     assert_listed_with_kinds,
+    dump,
 )
 
 

@@ -7,14 +7,13 @@ from tests.servers.banking.common import (
     account_with,
     balance,
     credit_owing,
-    dump,
     internal_payee,
     low_checking,
-    one,
     own_pair,
     stranger_account,
     txn_count,
 )
+from tests.servers.helpers import dump, one
 
 
 def test_deposit(bank: LiveServer) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from gym_mcp.servers.calendar import kit
 from tests.helpers import LiveServer
 
 DAY = "2026-02-16"  # a Monday with nothing seeded
@@ -22,17 +21,6 @@ with busy as (
 select a.person_id, a.event_id, b.event_id from busy a join busy b
 on a.person_id = b.person_id and a.event_id < b.event_id and a.start < b."end" and b.start < a."end"
 """
-
-
-def dump(server: LiveServer) -> dict[str, list[tuple[Any, ...]]]:
-    """Every table's rows, without the volatile (wall-clock) columns."""
-    volatile = kit.volatile_columns
-    out = {}
-    for table in kit.base.metadata.sorted_tables:
-        cols = [c.name for c in table.columns if c.name not in volatile.get(table.name, ())]
-        quoted = ", ".join(f'"{c}"' for c in cols)
-        out[table.name] = server.query(f"select {quoted} from {table.name} order by id")
-    return out
 
 
 def t(hm: str, day: str = DAY) -> str:

@@ -11,8 +11,8 @@ import pytest
 
 from gym_mcp.servers.calendar import kit
 from tests.helpers import LiveServer
-from tests.servers.calendar.common import BUSY_SQL, dump, make_event, t
-from tests.servers.helpers import assert_listed_with_kinds
+from tests.servers.calendar.common import BUSY_SQL, make_event, t
+from tests.servers.helpers import assert_listed_with_kinds, dump
 
 
 def test_tools_listed_with_kinds(ro: LiveServer) -> None:

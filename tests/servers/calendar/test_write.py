@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from tests.helpers import LiveServer
-from tests.servers.calendar.common import attendee_error, dump, make_event, past_event, t
+from tests.servers.calendar.common import attendee_error, make_event, past_event, t
+from tests.servers.helpers import dump
 
 
 def test_create_event(s: LiveServer) -> None:

@@ -2,34 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from gym_mcp.servers.crm import kit
 from tests.helpers import LiveServer
+from tests.servers.helpers import scalar
 
 TABLES = ("owners", "accounts", "contacts", "leads", "opportunities", "activities", "notes")
 OPEN = "('prospecting', 'qualification', 'proposal', 'negotiation')"
-
-
-def dump(server: LiveServer) -> dict[str, list[tuple[Any, ...]]]:
-    """Every table's rows, without the volatile (wall-clock) columns."""
-    out = {}
-    volatile = kit.volatile_columns
-    for table in TABLES:
-        cols = [r[1] for r in server.query(f"PRAGMA table_info({table})") if r[1] not in volatile.get(table, ())]
-        out[table] = server.query(f"SELECT {', '.join(cols)} FROM {table} ORDER BY id")
-    return out
-
-
-def one(server: LiveServer, sql: str, *params: Any) -> tuple[Any, ...]:
-    rows = server.query(sql, *params)
-    assert rows, f"seed has no row for: {sql}"
-    return rows[0]
-
-
-def scalar(server: LiveServer, sql: str, *params: Any) -> Any:
-    """The first column of the first row of a query the seed must answer."""
-    return one(server, sql, *params)[0]
 
 
 def count(server: LiveServer, table: str) -> int:

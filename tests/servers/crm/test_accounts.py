@@ -11,10 +11,8 @@ from tests.servers.crm.common import (
     archived_account,
     count,
     inactive_owner,
-    one,
-    scalar,
 )
-from tests.servers.helpers import assert_error
+from tests.servers.helpers import assert_error, one, scalar
 
 
 def test_list_owners(ro: LiveServer) -> None:

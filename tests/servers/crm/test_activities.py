@@ -3,17 +3,8 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.crm.common import (
-    OPEN,
-    account_with_open_opps,
-    archived_account,
-    count,
-    lead_with,
-    one,
-    opp_in,
-    scalar,
-)
-from tests.servers.helpers import assert_error
+from tests.servers.crm.common import OPEN, account_with_open_opps, archived_account, count, lead_with, opp_in
+from tests.servers.helpers import assert_error, one, scalar
 
 
 def test_list_activities(ro: LiveServer) -> None:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.crm.common import active_owner, count, inactive_owner, lead_with, one, scalar
-from tests.servers.helpers import assert_error
+from tests.servers.crm.common import active_owner, count, inactive_owner, lead_with
+from tests.servers.helpers import assert_error, one, scalar
 
 
 def test_list_and_get_leads(ro: LiveServer) -> None:

@@ -11,9 +11,8 @@ from tests.servers.crm.common import (
     count,
     inactive_owner,
     opp_in,
-    scalar,
 )
-from tests.servers.helpers import assert_error
+from tests.servers.helpers import assert_error, scalar
 
 
 def stage_of(server: LiveServer, opp: str) -> str:

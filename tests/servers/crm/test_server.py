@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from gym_mcp.servers.crm import kit
 from tests.helpers import LiveServer
-from tests.servers.crm.common import OPEN, TABLES, account_without_open_opps, dump, lead_with, opp_in
+from tests.servers.crm.common import OPEN, TABLES, account_without_open_opps, lead_with, opp_in
 from tests.servers.helpers import (
     assert_listed_with_kinds,
+    dump,
 )
 
 WRITES = {

@@ -10,12 +10,10 @@ from tests.servers.email.common import (
     free_bytes,
     full_mailbox,
     next_number,
-    one,
     received,
     roomy_mailbox,
-    scalar,
 )
-from tests.servers.helpers import assert_error
+from tests.servers.helpers import assert_error, one, scalar
 
 TO = ["ana.lopez@contoso.example"]
 

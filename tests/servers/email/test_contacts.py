@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.email.common import count, next_number, one, roomy_mailbox
-from tests.servers.helpers import assert_error
+from tests.servers.email.common import count, next_number, roomy_mailbox
+from tests.servers.helpers import assert_error, one
 
 
 def test_list_contacts(mail: LiveServer) -> None:

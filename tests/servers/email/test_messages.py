@@ -3,17 +3,8 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.email.common import (
-    backup_message,
-    count,
-    folder_of,
-    full_mailbox,
-    one,
-    received,
-    roomy_mailbox,
-    scalar,
-)
-from tests.servers.helpers import assert_error
+from tests.servers.email.common import backup_message, count, folder_of, full_mailbox, received, roomy_mailbox
+from tests.servers.helpers import assert_error, one, scalar
 
 
 def test_list_messages_by_folder_label_and_read_state(mail: LiveServer) -> None:

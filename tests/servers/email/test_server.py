@@ -11,9 +11,10 @@ from mcp import Client, StdioServerParameters
 
 from gym_mcp.servers.email import kit
 from tests.helpers import LiveServer
-from tests.servers.email.common import TABLES, backup_message, count, dump, full_mailbox, received, roomy_mailbox
+from tests.servers.email.common import TABLES, backup_message, count, full_mailbox, received, roomy_mailbox
 from tests.servers.helpers import (
     assert_listed_with_kinds,
+    dump,
 )
 
 WRITES = {

@@ -8,6 +8,7 @@ from typing import Any
 
 from gym_mcp.servers.food_delivery import kit
 from tests.helpers import LiveServer
+from tests.servers.helpers import scalar
 
 TABLES = (
     "customers",
@@ -43,27 +44,6 @@ class FoodServer(LiveServer):
         self.conn = sqlite3.connect(":memory:", check_same_thread=False)
         _template(seed).backup(self.conn)
         self.server = kit.create_server(self.conn)
-
-
-def dump(server: LiveServer) -> dict[str, list[tuple[Any, ...]]]:
-    """Every table's rows, without the volatile (wall-clock) columns."""
-    out = {}
-    volatile = kit.volatile_columns
-    for table in TABLES:
-        cols = [r[1] for r in server.query(f"PRAGMA table_info({table})") if r[1] not in volatile.get(table, ())]
-        out[table] = server.query(f"SELECT {', '.join(cols)} FROM {table} ORDER BY 1")
-    return out
-
-
-def one(server: LiveServer, sql: str, *params: Any) -> tuple[Any, ...]:
-    rows = server.query(sql, *params)
-    assert rows, f"seed has no row for: {sql}"
-    return rows[0]
-
-
-def scalar(server: LiveServer, sql: str, *params: Any) -> Any:
-    """The first column of the first row of a query the seed must answer."""
-    return one(server, sql, *params)[0]
 
 
 def home(server: LiveServer, customer: str) -> str:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tests.servers.food_delivery.common import FoodServer, cartless, dump, one, scalar, seeded_cart, simple_items
-from tests.servers.helpers import assert_error
+from tests.servers.food_delivery.common import FoodServer, cartless, seeded_cart, simple_items
+from tests.servers.helpers import assert_error, dump, one, scalar
 
 
 def _required_item(food: FoodServer) -> tuple[str, str, str, str]:

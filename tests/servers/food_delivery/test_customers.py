@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tests.servers.food_delivery.common import FoodServer, dump, one, scalar
-from tests.servers.helpers import assert_error
+from tests.servers.food_delivery.common import FoodServer
+from tests.servers.helpers import assert_error, dump, one, scalar
 
 
 def test_find_customer(food: FoodServer) -> None:

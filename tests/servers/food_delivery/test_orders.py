@@ -7,15 +7,12 @@ from tests.servers.food_delivery.common import (
     FoodServer,
     cartless,
     deliverable,
-    dump,
     fill_cart,
     home,
-    one,
-    scalar,
     seeded_cart,
     simple_items,
 )
-from tests.servers.helpers import assert_error
+from tests.servers.helpers import assert_error, dump, one, scalar
 
 
 def test_checkout(food: FoodServer) -> None:

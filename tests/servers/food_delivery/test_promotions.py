@@ -2,17 +2,8 @@
 
 from __future__ import annotations
 
-from tests.servers.food_delivery.common import (
-    FoodServer,
-    cartless,
-    deliverable,
-    dump,
-    fill_cart,
-    newcomer,
-    one,
-    scalar,
-)
-from tests.servers.helpers import assert_error
+from tests.servers.food_delivery.common import FoodServer, cartless, deliverable, fill_cart, newcomer
+from tests.servers.helpers import assert_error, dump, one, scalar
 
 
 def test_list_promotions(food: FoodServer) -> None:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tests.servers.food_delivery.common import FoodServer, home, scalar
-from tests.servers.helpers import assert_error
+from tests.servers.food_delivery.common import FoodServer, home
+from tests.servers.helpers import assert_error, scalar
 
 
 def test_search_restaurants(food: FoodServer) -> None:

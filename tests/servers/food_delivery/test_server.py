@@ -5,9 +5,10 @@ from __future__ import annotations
 from gym_mcp.servers.food_delivery import kit
 from gym_mcp.servers.food_delivery.hours import distance_km, is_open, next_opening
 from tests.helpers import LiveServer
-from tests.servers.food_delivery.common import TABLES, FoodServer, cartless, deliverable, dump, fill_cart
+from tests.servers.food_delivery.common import TABLES, FoodServer, cartless, deliverable, fill_cart
 from tests.servers.helpers import (
     assert_listed_with_kinds,
+    dump,
 )
 
 WRITES = {

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.helpers import assert_error
-from tests.servers.issue_tracker.common import issue_with, member, non_member, one, scalar
+from tests.servers.helpers import assert_error, one, scalar
+from tests.servers.issue_tracker.common import issue_with, member, non_member
 
 
 def test_add_and_list_comments(tracker: LiveServer) -> None:

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.helpers import assert_error
-from tests.servers.issue_tracker.common import scalar
+from tests.servers.helpers import assert_error, scalar
 
 
 def test_list_projects(tracker: LiveServer) -> None:

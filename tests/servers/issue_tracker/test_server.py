@@ -6,8 +6,10 @@ from gym_mcp.servers.issue_tracker import kit
 from tests.helpers import LiveServer
 from tests.servers.helpers import (
     assert_listed_with_kinds,
+    dump,
+    scalar,
 )
-from tests.servers.issue_tracker.common import TABLES, dump, member, scalar
+from tests.servers.issue_tracker.common import TABLES, member
 
 
 def test_tools_are_listed_with_kinds(tracker: LiveServer) -> None:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.helpers import assert_error
-from tests.servers.issue_tracker.common import committed, issue_row, one, scalar, sprint_with
+from tests.servers.helpers import assert_error, one, scalar
+from tests.servers.issue_tracker.common import committed, issue_row, sprint_with
 
 
 def test_list_sprints(tracker: LiveServer) -> None:

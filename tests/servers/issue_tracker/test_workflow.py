@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.helpers import assert_error
-from tests.servers.issue_tracker.common import issue_row, issue_with, one, scalar
+from tests.servers.helpers import assert_error, one, scalar
+from tests.servers.issue_tracker.common import issue_row, issue_with
 
 
 def test_transition_bug_through_its_workflow(tracker: LiveServer) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gym_mcp.servers.payments import kit
 from tests.helpers import LiveServer
+from tests.servers.helpers import one, scalar
 
 TABLES = (
     "currencies",
@@ -20,28 +20,6 @@ TABLES = (
 )
 EXPIRED_METHOD = "exp_year * 100 + exp_month < 202601"
 """SQL condition of a card that expired before the kit's today (2026-01-15)."""
-
-
-def dump(server: LiveServer) -> dict[str, list[tuple[Any, ...]]]:
-    """Every table's rows, without the volatile (wall-clock) columns."""
-    out = {}
-    volatile = kit.volatile_columns
-    for table in TABLES:
-        cols = [r[1] for r in server.query(f"PRAGMA table_info({table})") if r[1] not in volatile.get(table, ())]
-        out[table] = server.query(f"SELECT {', '.join(cols)} FROM {table} ORDER BY 1")
-    return out
-
-
-def one(server: LiveServer, sql: str, *params: Any) -> tuple[Any, ...]:
-    """The first row of a query the seed must answer."""
-    rows = server.query(sql, *params)
-    assert rows, f"seed has no row for: {sql}"
-    return rows[0]
-
-
-def scalar(server: LiveServer, sql: str, *params: Any) -> Any:
-    """The first column of the first row of a query the seed must answer."""
-    return one(server, sql, *params)[0]
 
 
 def balance(server: LiveServer, wallet_id: str) -> int:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.payments.common import EXPIRED_METHOD, one
+from tests.servers.helpers import one
+from tests.servers.payments.common import EXPIRED_METHOD
 
 
 def test_find_customer(pay: LiveServer) -> None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.payments.common import EXPIRED_METHOD, dump, one, payment_row, payment_with, scalar
+from tests.servers.helpers import dump, one, scalar
+from tests.servers.payments.common import EXPIRED_METHOD, payment_row, payment_with
 
 
 def test_list_payments(pay: LiveServer) -> None:

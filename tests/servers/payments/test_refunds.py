@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.payments.common import dump, one, payment_row, payment_with
+from tests.servers.helpers import dump, one
+from tests.servers.payments.common import payment_row, payment_with
 
 
 def test_refund_in_parts_up_to_the_captured_amount(pay: LiveServer) -> None:

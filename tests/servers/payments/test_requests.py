@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.payments.common import balance, dump, one, pending_request, scalar
+from tests.servers.helpers import dump, one, scalar
+from tests.servers.payments.common import balance, pending_request
 
 
 def _status(pay: LiveServer, request: str) -> tuple[str, str | None, str | None]:

@@ -6,9 +6,10 @@ from gym_mcp.servers.payments import kit
 from tests.helpers import LiveServer
 from tests.servers.helpers import (
     assert_listed_with_kinds,
+    dump,
     listed_tools,
 )
-from tests.servers.payments.common import EXPIRED_METHOD, TABLES, dump, wallet_pair
+from tests.servers.payments.common import EXPIRED_METHOD, TABLES, wallet_pair
 
 WRITES = {
     "transfer_between_wallets",

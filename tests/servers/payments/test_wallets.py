@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.payments.common import balance, dump, one, scalar, wallet_pair
+from tests.servers.helpers import dump, one, scalar
+from tests.servers.payments.common import balance, wallet_pair
 
 
 def test_list_wallets(pay: LiveServer) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gym_mcp.servers.shopping import kit
 from tests.helpers import LiveServer
+from tests.servers.helpers import scalar
 
 TODAY = "2026-01-15"
 
@@ -13,25 +13,8 @@ TODAY = "2026-01-15"
 WINDOW_START = "2025-12-16"  # deliveries on or after this day are inside the 30-day return window
 
 
-def one(s: LiveServer, sql: str, *params: Any) -> Any:
-    """The single value of a query that must return at least one row."""
-    rows = s.query(sql, *params)
-    assert rows, f"no row for: {sql}"
-    return rows[0][0]
-
-
-def dump(s: LiveServer) -> dict[str, list[tuple[Any, ...]]]:
-    """Every table's rows without volatile columns, in a stable order."""
-    volatile = kit.volatile_columns
-    out = {}
-    for table in kit.base.metadata.sorted_tables:
-        cols = ", ".join(c.name for c in table.columns if c.name not in volatile.get(table.name, ()))
-        out[table.name] = s.query(f"SELECT {cols} FROM {table.name} ORDER BY {cols}")
-    return out
-
-
 def stock(s: LiveServer, product_id: str) -> int:
-    return one(s, "SELECT stock FROM products WHERE id = ?", product_id)
+    return scalar(s, "SELECT stock FROM products WHERE id = ?", product_id)
 
 
 def cart_rows(s: LiveServer, customer_id: str) -> list[tuple[Any, ...]]:
@@ -39,11 +22,11 @@ def cart_rows(s: LiveServer, customer_id: str) -> list[tuple[Any, ...]]:
 
 
 def empty_cart_customer(s: LiveServer) -> str:
-    return one(s, "SELECT id FROM customers WHERE id NOT IN (SELECT customer_id FROM cart_items) ORDER BY id")
+    return scalar(s, "SELECT id FROM customers WHERE id NOT IN (SELECT customer_id FROM cart_items) ORDER BY id")
 
 
 def in_stock_product(s: LiveServer, min_stock: int = 10, min_price_cents: int = 0) -> str:
-    return one(
+    return scalar(
         s,
         "SELECT id FROM products WHERE stock >= ? AND price_cents >= ? ORDER BY id",
         min_stock,

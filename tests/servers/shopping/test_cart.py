@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import LiveServer
-from tests.servers.shopping.common import cart_rows, dump, empty_cart_customer, in_stock_product, one, stock
+from tests.servers.helpers import dump, scalar
+from tests.servers.shopping.common import cart_rows, empty_cart_customer, in_stock_product, stock
 
 
 def test_view_cart_matches_the_database(srv: LiveServer) -> None:
-    cid = one(srv, "SELECT customer_id FROM carts WHERE coupon_code IS NOT NULL")
+    cid = scalar(srv, "SELECT customer_id FROM carts WHERE coupon_code IS NOT NULL")
     cart = srv.ok("view_cart", customer_id=cid)
     assert [(i["product_id"], i["quantity"]) for i in cart["items"]] == cart_rows(srv, cid)
     subtotal = sum(i["line_total"] for i in cart["items"])
@@ -34,7 +35,7 @@ def test_add_to_cart_adds_and_accumulates(srv: LiveServer) -> None:
 def test_add_to_cart_errors_change_nothing(srv: LiveServer) -> None:
     cid = empty_cart_customer(srv)
     before = dump(srv)
-    out_of_stock = one(srv, "SELECT id FROM products WHERE stock = 0 ORDER BY id")
+    out_of_stock = scalar(srv, "SELECT id FROM products WHERE stock = 0 ORDER BY id")
     msg = srv.error("add_to_cart", customer_id=cid, product_id=out_of_stock)
     assert "out of stock" in msg
     assert out_of_stock in msg
@@ -72,7 +73,7 @@ def test_update_cart_item(srv: LiveServer) -> None:
     too_many = stock(srv, pid) + 1
     assert "Not enough stock" in srv.error("update_cart_item", customer_id=cid, product_id=pid, quantity=too_many)
     assert "positive integer" in srv.error("update_cart_item", customer_id=cid, product_id=pid, quantity=0)
-    other = one(srv, "SELECT id FROM products WHERE id != ? AND stock > 0 ORDER BY id", pid)
+    other = scalar(srv, "SELECT id FROM products WHERE id != ? AND stock > 0 ORDER BY id", pid)
     msg = srv.error("update_cart_item", customer_id=cid, product_id=other, quantity=1)
     assert "not in" in msg
     assert "add_to_cart" in msg
@@ -80,7 +81,7 @@ def test_update_cart_item(srv: LiveServer) -> None:
 
 
 def test_remove_from_cart(srv: LiveServer) -> None:
-    cid = one(srv, "SELECT customer_id FROM cart_items GROUP BY customer_id HAVING COUNT(*) >= 2")
+    cid = scalar(srv, "SELECT customer_id FROM cart_items GROUP BY customer_id HAVING COUNT(*) >= 2")
     first, second = cart_rows(srv, cid)[:2]
     cart = srv.ok("remove_from_cart", customer_id=cid, product_id=first[0])
     assert first[0] not in {i["product_id"] for i in cart["items"]}
@@ -93,14 +94,14 @@ def test_apply_and_remove_coupon(srv: LiveServer) -> None:
     cid = empty_cart_customer(srv)
     assert "empty" in srv.error("apply_coupon", customer_id=cid, code="WELCOME10")
     pid = in_stock_product(srv, min_stock=5, min_price_cents=3000)
-    price = one(srv, "SELECT price_cents FROM products WHERE id = ?", pid)
+    price = scalar(srv, "SELECT price_cents FROM products WHERE id = ?", pid)
     srv.ok("add_to_cart", customer_id=cid, product_id=pid, quantity=1)
 
     cart = srv.ok("apply_coupon", customer_id=cid, code="fiveoff")
     assert cart["coupon"] == "FIVEOFF"
     assert cart["discount"] == 5.0
     assert cart["total"] == round((price - 500) / 100, 2)
-    assert one(srv, "SELECT coupon_code FROM carts WHERE customer_id = ?", cid) == "FIVEOFF"
+    assert scalar(srv, "SELECT coupon_code FROM carts WHERE customer_id = ?", cid) == "FIVEOFF"
 
     assert "does not exist" in srv.error("apply_coupon", customer_id=cid, code="FREESTUFF")
     assert "expired on 2025-12-31" in srv.error("apply_coupon", customer_id=cid, code="HOLIDAY25")
@@ -108,10 +109,10 @@ def test_apply_and_remove_coupon(srv: LiveServer) -> None:
     if price < 10000:
         msg = srv.error("apply_coupon", customer_id=cid, code="SAVE20")
         assert "at least $100.00" in msg
-    assert one(srv, "SELECT coupon_code FROM carts WHERE customer_id = ?", cid) == "FIVEOFF"
+    assert scalar(srv, "SELECT coupon_code FROM carts WHERE customer_id = ?", cid) == "FIVEOFF"
 
     cart = srv.ok("remove_coupon", customer_id=cid)
     assert cart["coupon"] is None
     assert cart["discount"] == 0
-    assert one(srv, "SELECT coupon_code FROM carts WHERE customer_id = ?", cid) is None
+    assert scalar(srv, "SELECT coupon_code FROM carts WHERE customer_id = ?", cid) is None
     assert "no coupon" in srv.error("remove_coupon", customer_id=cid)

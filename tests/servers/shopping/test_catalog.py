@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.shopping.common import one
+from tests.servers.helpers import scalar
 
 
 def test_list_categories(srv: LiveServer) -> None:
     cats = srv.ok("list_categories")
     assert len(cats) == 8
-    assert sum(c["product_count"] for c in cats) == one(srv, "SELECT COUNT(*) FROM products")
+    assert sum(c["product_count"] for c in cats) == scalar(srv, "SELECT COUNT(*) FROM products")
     assert {"Electronics", "Books", "Grocery"} <= {c["category"] for c in cats}
 
 
@@ -21,14 +21,14 @@ def test_search_products_filters(srv: LiveServer) -> None:
     assert prices == sorted(prices)
 
     books = srv.ok("search_products", category="books", max_price=20, limit=50)
-    assert books["total"] == one(
+    assert books["total"] == scalar(
         srv,
         "SELECT COUNT(*) FROM products p JOIN categories c ON c.id = p.category_id "
         "WHERE c.name = 'Books' AND p.price_cents <= 2000",
     )
     assert all(p["category"] == "Books" and p["price"] <= 20 for p in books["products"])
 
-    name = one(srv, "SELECT name FROM products WHERE stock = 0 ORDER BY id")
+    name = scalar(srv, "SELECT name FROM products WHERE stock = 0 ORDER BY id")
     word = name.split()[-1]
     hits = srv.ok("search_products", query=word.lower(), limit=50)
     assert name in {p["name"] for p in hits["products"]}
@@ -49,7 +49,7 @@ def test_search_products_errors(srv: LiveServer) -> None:
 
 
 def test_get_product(srv: LiveServer) -> None:
-    pid = one(srv, "SELECT id FROM products ORDER BY id")
+    pid = scalar(srv, "SELECT id FROM products ORDER BY id")
     product = srv.ok("get_product", product_id=pid.lower())
     name, price, qty = srv.query("SELECT name, price_cents, stock FROM products WHERE id = ?", pid)[0]
     assert product["product_id"] == pid

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import LiveServer
-from tests.servers.helpers import assert_error
-from tests.servers.shopping.common import TODAY, cart_rows, dump, empty_cart_customer, in_stock_product, one, stock
+from tests.servers.helpers import assert_error, dump, scalar
+from tests.servers.shopping.common import TODAY, cart_rows, empty_cart_customer, in_stock_product, stock
 
 
 def test_checkout_places_the_order(srv: LiveServer) -> None:
@@ -16,7 +16,7 @@ def test_checkout_places_the_order(srv: LiveServer) -> None:
     srv.ok("add_to_cart", customer_id=cid, product_id=a, quantity=3)
     srv.ok("add_to_cart", customer_id=cid, product_id=b, quantity=1)
     srv.ok("apply_coupon", customer_id=cid, code="WELCOME10")
-    expected_max = one(srv, "SELECT MAX(CAST(SUBSTR(id, 5) AS INTEGER)) FROM orders") + 1
+    expected_max = scalar(srv, "SELECT MAX(CAST(SUBSTR(id, 5) AS INTEGER)) FROM orders") + 1
 
     order = srv.ok("checkout", customer_id=cid)
     assert order["order_id"] == f"ORD-{expected_max}"
@@ -26,12 +26,12 @@ def test_checkout_places_the_order(srv: LiveServer) -> None:
     assert order["coupon"] == "WELCOME10"
     assert order["total"] == pytest.approx(order["subtotal"] - order["discount"])
     assert order["discount"] == pytest.approx(round(order["subtotal"] * 0.1, 2), abs=0.011)
-    assert order["shipping_address"] == one(srv, "SELECT address FROM customers WHERE id = ?", cid)
+    assert order["shipping_address"] == scalar(srv, "SELECT address FROM customers WHERE id = ?", cid)
 
     assert stock(srv, a) == stock_a - 3
     assert stock(srv, b) == stock_b - 1
     assert cart_rows(srv, cid) == []
-    assert one(srv, "SELECT coupon_code FROM carts WHERE customer_id = ?", cid) is None
+    assert scalar(srv, "SELECT coupon_code FROM carts WHERE customer_id = ?", cid) is None
     assert srv.query("SELECT status, customer_id, total_cents FROM orders WHERE id = ?", order["order_id"]) == [
         ("placed", cid, round(order["total"] * 100))
     ]
@@ -41,7 +41,7 @@ def test_checkout_places_the_order(srv: LiveServer) -> None:
 
 def test_checkout_with_address_and_consecutive_ids(srv: LiveServer) -> None:
     c1 = empty_cart_customer(srv)
-    c2 = one(srv, "SELECT id FROM customers WHERE id > ? AND id NOT IN (SELECT customer_id FROM cart_items)", c1)
+    c2 = scalar(srv, "SELECT id FROM customers WHERE id > ? AND id NOT IN (SELECT customer_id FROM cart_items)", c1)
     pid = in_stock_product(srv)
     srv.ok("add_to_cart", customer_id=c1, product_id=pid)
     srv.ok("add_to_cart", customer_id=c2, product_id=pid)
@@ -54,15 +54,15 @@ def test_checkout_with_address_and_consecutive_ids(srv: LiveServer) -> None:
 
 def test_checkout_empty_cart(srv: LiveServer) -> None:
     cid = empty_cart_customer(srv)
-    before = one(srv, "SELECT COUNT(*) FROM orders")
+    before = scalar(srv, "SELECT COUNT(*) FROM orders")
     assert_error(srv, "checkout", "empty", "add_to_cart", customer_id=cid)
-    assert one(srv, "SELECT COUNT(*) FROM orders") == before
+    assert scalar(srv, "SELECT COUNT(*) FROM orders") == before
     assert "CUS-7777" in srv.error("checkout", customer_id="CUS-7777")
 
 
 def test_failed_checkout_for_stock_changes_nothing(srv: LiveServer) -> None:
     c1 = empty_cart_customer(srv)
-    c2 = one(srv, "SELECT id FROM customers WHERE id > ? AND id NOT IN (SELECT customer_id FROM cart_items)", c1)
+    c2 = scalar(srv, "SELECT id FROM customers WHERE id > ? AND id NOT IN (SELECT customer_id FROM cart_items)", c1)
     pid, available = srv.query("SELECT id, stock FROM products WHERE stock BETWEEN 1 AND 4 ORDER BY id")[0]
     filler = in_stock_product(srv)
     srv.ok("add_to_cart", customer_id=c1, product_id=pid, quantity=available)

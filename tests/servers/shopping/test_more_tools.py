@@ -4,7 +4,8 @@ cancel_return), through a real MCP client on a fresh seeded database per test.""
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.shopping.common import TODAY, dump, empty_cart_customer, in_stock_product
+from tests.servers.helpers import dump
+from tests.servers.shopping.common import TODAY, empty_cart_customer, in_stock_product
 
 
 def test_clear_cart(srv: LiveServer) -> None:

@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.helpers import assert_error
-from tests.servers.shopping.common import TODAY, dump, one, stock
+from tests.servers.helpers import assert_error, dump, scalar
+from tests.servers.shopping.common import TODAY, stock
 
 
 def test_list_orders(srv: LiveServer) -> None:
-    cid = one(srv, "SELECT customer_id FROM orders GROUP BY customer_id HAVING COUNT(*) >= 3 ORDER BY 1")
+    cid = scalar(srv, "SELECT customer_id FROM orders GROUP BY customer_id HAVING COUNT(*) >= 3 ORDER BY 1")
     listed = srv.ok("list_orders", customer_id=cid)
     ids = [o["order_id"] for o in listed["orders"]]
-    assert listed["total"] == len(ids) == one(srv, "SELECT COUNT(*) FROM orders WHERE customer_id = ?", cid)
+    assert listed["total"] == len(ids) == scalar(srv, "SELECT COUNT(*) FROM orders WHERE customer_id = ?", cid)
     dates = [o["placed_on"] for o in listed["orders"]]
     assert dates == sorted(dates, reverse=True)
     assert len(srv.ok("list_orders", customer_id=cid, limit=1)["orders"]) == 1
 
-    status = one(srv, "SELECT status FROM orders WHERE customer_id = ?", cid)
+    status = scalar(srv, "SELECT status FROM orders WHERE customer_id = ?", cid)
     filtered = srv.ok("list_orders", customer_id=cid, status=status.upper())
     assert filtered["orders"]
     assert all(o["status"] == status for o in filtered["orders"])
@@ -25,13 +25,13 @@ def test_list_orders(srv: LiveServer) -> None:
 
 
 def test_get_order(srv: LiveServer) -> None:
-    oid = one(srv, "SELECT id FROM orders WHERE status = 'delivered' ORDER BY id")
+    oid = scalar(srv, "SELECT id FROM orders WHERE status = 'delivered' ORDER BY id")
     order = srv.ok("get_order", order_id=oid)
     assert order["status"] == "delivered"
     assert {"delivered_on", "shipped_on", "return_by"} <= set(order)
     rows = srv.query("SELECT product_id, quantity FROM order_items WHERE order_id = ? ORDER BY id", oid)
     assert [(i["product_id"], i["quantity"]) for i in order["items"]] == rows
-    assert order["total"] == round(one(srv, "SELECT total_cents FROM orders WHERE id = ?", oid) / 100, 2)
+    assert order["total"] == round(scalar(srv, "SELECT total_cents FROM orders WHERE id = ?", oid) / 100, 2)
     msg = srv.error("get_order", order_id="ORD-1")
     assert "ORD-1" in msg
     assert "list_orders" in msg
@@ -50,33 +50,33 @@ def test_cancel_paid_order_refunds_and_restocks(srv: LiveServer) -> None:
 
 
 def test_cancel_placed_order_has_no_refund(srv: LiveServer) -> None:
-    oid = one(srv, "SELECT id FROM orders WHERE status = 'placed' ORDER BY id")
+    oid = scalar(srv, "SELECT id FROM orders WHERE status = 'placed' ORDER BY id")
     assert srv.ok("cancel_order", order_id=oid)["refund"] == 0
 
 
 def test_cancel_shipped_or_delivered_order_fails(srv: LiveServer) -> None:
     before = dump(srv)
-    shipped = one(srv, "SELECT id FROM orders WHERE status = 'shipped' ORDER BY id")
+    shipped = scalar(srv, "SELECT id FROM orders WHERE status = 'shipped' ORDER BY id")
     assert_error(srv, "cancel_order", "cannot be cancelled", "shipped", order_id=shipped)
-    delivered = one(srv, "SELECT id FROM orders WHERE status = 'delivered' ORDER BY id")
+    delivered = scalar(srv, "SELECT id FROM orders WHERE status = 'delivered' ORDER BY id")
     assert_error(srv, "cancel_order", "delivered", "request_return", order_id=delivered)
     assert "ORD-0" in srv.error("cancel_order", order_id="ORD-0")
     assert dump(srv) == before
 
 
 def test_update_shipping_address(srv: LiveServer) -> None:
-    oid = one(srv, "SELECT id FROM orders WHERE status = 'paid' ORDER BY id")
+    oid = scalar(srv, "SELECT id FROM orders WHERE status = 'paid' ORDER BY id")
     result = srv.ok("update_shipping_address", order_id=oid, address="500 Harbor Way, Savannah, GA 31401")
     assert result["shipping_address"] == "500 Harbor Way, Savannah, GA 31401"
-    assert one(srv, "SELECT shipping_address FROM orders WHERE id = ?", oid) == result["shipping_address"]
+    assert scalar(srv, "SELECT shipping_address FROM orders WHERE id = ?", oid) == result["shipping_address"]
     assert "10 to 200" in srv.error("update_shipping_address", order_id=oid, address="x")
 
     for status in ("shipped", "delivered"):
-        other = one(srv, "SELECT id FROM orders WHERE status = ? ORDER BY id", status)
-        old = one(srv, "SELECT shipping_address FROM orders WHERE id = ?", other)
+        other = scalar(srv, "SELECT id FROM orders WHERE status = ? ORDER BY id", status)
+        old = scalar(srv, "SELECT shipping_address FROM orders WHERE id = ?", other)
         msg = srv.error("update_shipping_address", order_id=other, address="500 Harbor Way, Savannah, GA 31401")
         assert "cannot be changed" in msg
         assert status in msg
-        assert one(srv, "SELECT shipping_address FROM orders WHERE id = ?", other) == old
-    cancelled = one(srv, "SELECT id FROM orders WHERE status = 'cancelled' ORDER BY id")
+        assert scalar(srv, "SELECT shipping_address FROM orders WHERE id = ?", other) == old
+    cancelled = scalar(srv, "SELECT id FROM orders WHERE status = 'cancelled' ORDER BY id")
     assert "cancelled" in srv.error("update_shipping_address", order_id=cancelled, address="1 Elm St, Omaha, NE")

@@ -6,8 +6,8 @@ import pytest
 
 from gym_mcp.servers.shopping import kit
 from tests.helpers import LiveServer
-from tests.servers.helpers import intent_placeholders
-from tests.servers.shopping.common import TODAY, WINDOW_START, dump, empty_cart_customer, in_stock_product, one
+from tests.servers.helpers import dump, intent_placeholders, scalar
+from tests.servers.shopping.common import TODAY, WINDOW_START, empty_cart_customer, in_stock_product
 
 
 def _returnable_item(s: LiveServer) -> tuple[str, str, int, int]:
@@ -23,7 +23,7 @@ def _returnable_item(s: LiveServer) -> tuple[str, str, int, int]:
 
 def test_request_return(srv: LiveServer) -> None:
     oid, pid, qty, unit = _returnable_item(srv)
-    expected_id = f"RET-{one(srv, 'SELECT MAX(CAST(SUBSTR(id, 5) AS INTEGER)) FROM returns') + 1}"
+    expected_id = f"RET-{scalar(srv, 'SELECT MAX(CAST(SUBSTR(id, 5) AS INTEGER)) FROM returns') + 1}"
     ret = srv.ok("request_return", order_id=oid, product_id=pid, quantity=1, reason="Arrived damaged")
     assert ret["return_id"] == expected_id
     assert ret["status"] == "requested"
@@ -66,19 +66,19 @@ def test_request_return_prorates_the_coupon_discount(srv: LiveServer) -> None:
 
 def test_request_return_errors(srv: LiveServer) -> None:
     before = dump(srv)
-    old = one(srv, "SELECT id FROM orders WHERE status = 'delivered' AND delivered_on < ? ORDER BY id", WINDOW_START)
-    old_pid = one(srv, "SELECT product_id FROM order_items WHERE order_id = ?", old)
+    old = scalar(srv, "SELECT id FROM orders WHERE status = 'delivered' AND delivered_on < ? ORDER BY id", WINDOW_START)
+    old_pid = scalar(srv, "SELECT product_id FROM order_items WHERE order_id = ?", old)
     msg = srv.error("request_return", order_id=old, product_id=old_pid, quantity=1, reason="Changed my mind")
     assert "within 30 days" in msg
     assert "window closed" in msg
 
-    shipped = one(srv, "SELECT id FROM orders WHERE status = 'shipped' ORDER BY id")
-    shipped_pid = one(srv, "SELECT product_id FROM order_items WHERE order_id = ?", shipped)
+    shipped = scalar(srv, "SELECT id FROM orders WHERE status = 'shipped' ORDER BY id")
+    shipped_pid = scalar(srv, "SELECT product_id FROM order_items WHERE order_id = ?", shipped)
     msg = srv.error("request_return", order_id=shipped, product_id=shipped_pid, quantity=1, reason="Late")
     assert "only delivered orders" in msg
 
     oid, pid, qty, _ = _returnable_item(srv)
-    stranger = one(
+    stranger = scalar(
         srv,
         "SELECT id FROM products WHERE id NOT IN (SELECT product_id FROM order_items WHERE order_id = ?)",
         oid,
@@ -104,13 +104,13 @@ def test_get_and_list_returns(srv: LiveServer) -> None:
     assert "RET-1" in msg
     assert "list_returns" in msg
 
-    cid = one(srv, "SELECT customer_id FROM orders WHERE id = ?", oid)
+    cid = scalar(srv, "SELECT customer_id FROM orders WHERE id = ?", oid)
     listed = srv.ok("list_returns", customer_id=cid)
     assert rid in {r["return_id"] for r in listed}
-    assert len(listed) == one(
+    assert len(listed) == scalar(
         srv, "SELECT COUNT(*) FROM returns r JOIN orders o ON o.id = r.order_id WHERE o.customer_id = ?", cid
     )
-    no_returns = one(
+    no_returns = scalar(
         srv,
         "SELECT id FROM customers WHERE id NOT IN "
         "(SELECT o.customer_id FROM returns r JOIN orders o ON o.id = r.order_id)",

@@ -6,8 +6,8 @@ from typing import Any
 
 from gym_mcp.servers.shopping import kit
 from tests.helpers import LiveServer
-from tests.servers.helpers import assert_listed_with_kinds
-from tests.servers.shopping.common import WINDOW_START, cart_rows, dump, empty_cart_customer, in_stock_product, one
+from tests.servers.helpers import assert_listed_with_kinds, dump, scalar
+from tests.servers.shopping.common import WINDOW_START, cart_rows, empty_cart_customer, in_stock_product
 
 
 def test_tools_are_listed_with_kinds(srv: LiveServer) -> None:
@@ -30,7 +30,7 @@ def test_seed_has_enough_entities(srv: LiveServer) -> None:
         "returns",
         "cart_items",
     ]
-    counts = {t: one(srv, f"SELECT COUNT(*) FROM {t}") for t in tables}
+    counts = {t: scalar(srv, f"SELECT COUNT(*) FROM {t}") for t in tables}
     assert sum(counts.values()) >= 200
     assert counts["products"] >= 100
     assert counts["customers"] >= 50
@@ -40,11 +40,11 @@ def test_seed_has_enough_entities(srv: LiveServer) -> None:
 def test_seed_reaches_every_rule(srv: LiveServer) -> None:
     statuses = {row[0] for row in srv.query("SELECT DISTINCT status FROM orders")}
     assert statuses == {"placed", "paid", "shipped", "delivered", "cancelled"}
-    assert one(srv, "SELECT COUNT(*) FROM products WHERE stock = 0") >= 3
-    assert one(srv, "SELECT COUNT(*) FROM orders WHERE status='delivered' AND delivered_on >= ?", WINDOW_START) >= 5
-    assert one(srv, "SELECT COUNT(*) FROM orders WHERE status='delivered' AND delivered_on < ?", WINDOW_START) >= 5
-    assert one(srv, "SELECT COUNT(*) FROM cart_items") > 0
-    assert one(srv, "SELECT COUNT(*) FROM order_items GROUP BY order_id ORDER BY 1 DESC") >= 2
+    assert scalar(srv, "SELECT COUNT(*) FROM products WHERE stock = 0") >= 3
+    assert scalar(srv, "SELECT COUNT(*) FROM orders WHERE status='delivered' AND delivered_on >= ?", WINDOW_START) >= 5
+    assert scalar(srv, "SELECT COUNT(*) FROM orders WHERE status='delivered' AND delivered_on < ?", WINDOW_START) >= 5
+    assert scalar(srv, "SELECT COUNT(*) FROM cart_items") > 0
+    assert scalar(srv, "SELECT COUNT(*) FROM order_items GROUP BY order_id ORDER BY 1 DESC") >= 2
 
 
 def test_same_seed_same_data_other_seed_other_data() -> None:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.helpers import assert_error
-from tests.servers.team_chat.common import count, foreigner, member, outsider, scalar
+from tests.servers.helpers import assert_error, scalar
+from tests.servers.team_chat.common import count, foreigner, member, outsider
 
 
 def is_member(chat: LiveServer, channel: str, user: str) -> bool:

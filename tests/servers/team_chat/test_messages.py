@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.helpers import assert_error
-from tests.servers.team_chat.common import authored, count, deactivated, foreigner, member, outsider, scalar
+from tests.servers.helpers import assert_error, scalar
+from tests.servers.team_chat.common import authored, count, deactivated, foreigner, member, outsider
 
 
 def test_post_message(chat: LiveServer) -> None:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.helpers import assert_error
-from tests.servers.team_chat.common import authored, count, member, one, outsider, scalar
+from tests.servers.helpers import assert_error, one, scalar
+from tests.servers.team_chat.common import authored, count, member, outsider
 
 
 def test_add_and_remove_reaction(chat: LiveServer) -> None:

@@ -13,8 +13,9 @@ from gym_mcp.servers.team_chat import kit
 from tests.helpers import LiveServer
 from tests.servers.helpers import (
     assert_listed_with_kinds,
+    dump,
 )
-from tests.servers.team_chat.common import TABLES, authored, count, dump, member
+from tests.servers.team_chat.common import TABLES, authored, count, member
 
 WRITES = {
     "set_status",

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.helpers import assert_error
-from tests.servers.team_chat.common import count, deactivated, one, scalar
+from tests.servers.helpers import assert_error, one, scalar
+from tests.servers.team_chat.common import count, deactivated
 
 
 def test_list_users_and_get_user(chat: LiveServer) -> None:

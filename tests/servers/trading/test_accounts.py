@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.trading.common import cash, dump, one, reserved, rich_account, scalar
+from tests.servers.helpers import dump, one, scalar
+from tests.servers.trading.common import cash, reserved, rich_account
 
 
 def test_list_accounts(ro: LiveServer) -> None:

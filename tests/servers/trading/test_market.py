@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.trading.common import CLOSED_EXCHANGES, OPEN_EXCHANGES, closed_symbol, one, open_symbol, quote
+from tests.servers.helpers import one
+from tests.servers.trading.common import CLOSED_EXCHANGES, OPEN_EXCHANGES, closed_symbol, open_symbol, quote
 
 
 def test_get_market_clock(ro: LiveServer) -> None:

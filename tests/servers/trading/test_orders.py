@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
+from tests.servers.helpers import dump, one, scalar
 from tests.servers.trading.common import (
     cash,
     closed_symbol,
-    dump,
     held,
-    one,
     open_symbol,
     order_with,
     reserved,
     rich_account,
-    scalar,
     sellable_position,
 )
 

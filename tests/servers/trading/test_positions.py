@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.trading.common import cash, one, scalar
+from tests.servers.helpers import one, scalar
+from tests.servers.trading.common import cash
 
 
 def test_list_positions(ro: LiveServer) -> None:

@@ -7,8 +7,9 @@ from gym_mcp.servers.trading.data import SAMPLE_SYMBOLS
 from tests.helpers import LiveServer
 from tests.servers.helpers import (
     assert_listed_with_kinds,
+    dump,
 )
-from tests.servers.trading.common import CLOSED_EXCHANGES, OPEN_EXCHANGES, TABLES, dump, open_symbol, rich_account
+from tests.servers.trading.common import CLOSED_EXCHANGES, OPEN_EXCHANGES, TABLES, open_symbol, rich_account
 
 
 def test_tools_are_listed_with_kinds(ro: LiveServer) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.trading.common import dump, one, scalar
+from tests.servers.helpers import dump, one, scalar
 
 
 def items(server: LiveServer, watchlist: str) -> list[str]:

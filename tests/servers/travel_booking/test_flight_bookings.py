@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.helpers import assert_error
+from tests.servers.helpers import assert_error, one, scalar
 from tests.servers.travel_booking.common import (
     INTERNATIONAL,
     active_flight_booking,
@@ -11,8 +11,6 @@ from tests.servers.travel_booking.common import (
     free_flight,
     free_seat,
     good_traveller,
-    one,
-    scalar,
     taken_seat,
 )
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.helpers import assert_error
-from tests.servers.travel_booking.common import one, scalar
+from tests.servers.helpers import assert_error, one, scalar
 
 
 def test_search_flights(travel: LiveServer) -> None:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.helpers import assert_error
-from tests.servers.travel_booking.common import booking_row, good_traveller, one, scalar
+from tests.servers.helpers import assert_error, one, scalar
+from tests.servers.travel_booking.common import booking_row, good_traveller
 
 
 def test_search_hotels(travel: LiveServer) -> None:

@@ -6,8 +6,9 @@ from gym_mcp.servers.travel_booking import kit
 from tests.helpers import LiveServer
 from tests.servers.helpers import (
     assert_listed_with_kinds,
+    dump,
 )
-from tests.servers.travel_booking.common import INTERNATIONAL, TABLES, dump, free_flight, good_traveller
+from tests.servers.travel_booking.common import INTERNATIONAL, TABLES, free_flight, good_traveller
 
 
 def test_tools_are_listed_with_kinds(travel: LiveServer) -> None:

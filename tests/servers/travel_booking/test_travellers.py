@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tests.helpers import LiveServer
-from tests.servers.helpers import assert_error
-from tests.servers.travel_booking.common import good_traveller, one, scalar
+from tests.servers.helpers import assert_error, one, scalar
+from tests.servers.travel_booking.common import good_traveller
 
 
 def test_list_travellers(travel: LiveServer) -> None:
