@@ -11,6 +11,9 @@ helpers; its docstring says how to write a server. Each server is a package hold
   rules, result shapes), and one module per area (e.g. ``banking/tools/cards.py``) declares
   its tools; ``tools/__init__.py`` imports the areas in the order the model sees the tools.
 
+``filesystem`` is the exception: its state is a folder, not a database, so it is a
+`DirectoryKit` (``kit/directory.py``) over its own tools, workspace and seed tree.
+
 Every one runs on its own for any MCP client: ``python -m gym_mcp.servers.banking --transport http``.
 """
 
@@ -20,8 +23,12 @@ import importlib
 
 from gym_mcp.errors import UnknownServerError
 from gym_mcp.servers.kit import ServerKit
+from gym_mcp.servers.kit.directory import DirectoryKit
 
-__all__ = ["BUNDLED", "ServerKit", "get_kit"]
+__all__ = ["BUNDLED", "DirectoryKit", "Kit", "ServerKit", "get_kit"]
+
+Kit = ServerKit | DirectoryKit
+"""A bundled server's kit: a database server's `ServerKit` or the folder server's `DirectoryKit`."""
 
 BUNDLED: dict[str, str] = {
     "banking": "gym_mcp.servers.banking",
@@ -35,18 +42,19 @@ BUNDLED: dict[str, str] = {
     "issue_tracker": "gym_mcp.servers.issue_tracker",
     "travel_booking": "gym_mcp.servers.travel_booking",
     "food_delivery": "gym_mcp.servers.food_delivery",
+    "filesystem": "gym_mcp.servers.filesystem",
 }
 """Bundled server name -> the module that holds its ``kit``."""
 
 
-def get_kit(name: str) -> ServerKit:
+def get_kit(name: str) -> Kit:
     """Return the kit of a bundled server.
 
     Args:
         name: A bundled server name (see `BUNDLED`).
 
     Returns:
-        The server's `ServerKit`.
+        The server's kit (a `ServerKit`, or a `DirectoryKit` for a server over a folder).
 
     Raises:
         UnknownServerError: The name is not a bundled server.
@@ -57,6 +65,6 @@ def get_kit(name: str) -> ServerKit:
         known = ", ".join(sorted(BUNDLED))
         raise UnknownServerError(f"unknown server {name!r}; bundled servers: {known}") from None
     kit = importlib.import_module(module_name).kit
-    if not isinstance(kit, ServerKit):
-        raise UnknownServerError(f"{module_name}.kit is not a ServerKit")
+    if not isinstance(kit, ServerKit | DirectoryKit):
+        raise UnknownServerError(f"{module_name}.kit is not a ServerKit or a DirectoryKit")
     return kit

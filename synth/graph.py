@@ -57,6 +57,8 @@ class ToolSpec:
         intent: The server's request template (None: the tool is never used in a task).
         samples: Literal values per parameter.
         confirm: When a call needs the user's yes first (``"always"``, ``"amount >= 100"``), or None.
+        pools: The entity pool of a parameter whose values do not come from its own name
+            (``{"path": "text_file"}``); see `pool_of`.
     """
 
     name: str
@@ -66,6 +68,11 @@ class ToolSpec:
     intent: str | None
     samples: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     confirm: str | None = None
+    pools: Mapping[str, str] = field(default_factory=dict)
+
+    def pool_of(self, param: str) -> str:
+        """The entity pool a parameter draws from: the tool's declared pool, else its own name."""
+        return self.pools.get(param, param)
 
     def param_type(self, param: str) -> set[str]:
         """JSON types a parameter accepts."""
@@ -100,6 +107,7 @@ def tool_specs(tools: Sequence[Tool]) -> list[ToolSpec]:
                 intent=meta.get("gym_mcp/intent"),
                 samples={k: tuple(v) for k, v in samples.items()},
                 confirm=meta.get("gym_mcp/confirm"),
+                pools=dict(meta.get("gym_mcp/pools") or {}),
             )
         )
     return specs
@@ -116,44 +124,57 @@ def _singular(table: str) -> str:
 
 
 class EntityPools:
-    """Entity values from a server's SQLite state, by column, weighted by references.
+    """Entity values by column, weighted by how much data refers to each.
 
     Args:
-        database: The state's database bytes (an SQLite snapshot), or None for no pools.
+        tables: Rows per table, each row ``{column: value}``; a column's values are the pool of
+            the parameters named after it (see `column_for`). `from_sqlite` reads a database.
     """
 
-    def __init__(self, database: bytes | None) -> None:
+    def __init__(self, tables: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> None:
         self.columns: dict[str, Counter[Any]] = defaultdict(Counter)
         self.tables: dict[str, set[Any]] = defaultdict(set)
         self.rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self.value_tables: dict[Any, set[str]] = defaultdict(set)
+        refs: Counter[Any] = Counter()
+        for table in sorted(tables or {}):
+            for row in (tables or {})[table]:
+                if len(self.rows[table]) < 5000:
+                    self.rows[table].append(dict(row))
+                for key, value in row.items():
+                    if value is None or isinstance(value, bytes):
+                        continue
+                    self.columns[key][value] += 0
+                    self.tables[table].add(value)
+                    self.value_tables[value].add(table)
+                    if shape(value):
+                        refs[value] += 1
+        for counter in self.columns.values():
+            for value in counter:
+                counter[value] = refs.get(value, 0) + 1
+
+    @classmethod
+    def from_sqlite(cls, database: bytes | None) -> EntityPools:
+        """Pools from an SQLite snapshot's tables (``id`` columns read as ``<table>_id``).
+
+        Args:
+            database: The state's database bytes, or None for no pools.
+        """
         if not database:
-            return
+            return cls()
         conn = sqlite3.connect(":memory:")
         try:
             conn.deserialize(database)
-            tables = [
+            names = [
                 r[0]
                 for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")
             ]
-            refs: Counter[Any] = Counter()
-            for table in sorted(tables):
+            tables: dict[str, list[dict[str, Any]]] = {}
+            for table in sorted(names):
                 cols = [r[1] for r in conn.execute(f'PRAGMA table_info("{table}")')]
                 keys = [f"{_singular(table)}_id" if col == "id" else col for col in cols]
-                for row in conn.execute(f'SELECT * FROM "{table}"'):
-                    if len(self.rows[table]) < 5000:
-                        self.rows[table].append(dict(zip(keys, row, strict=True)))
-                    for key, value in zip(keys, row, strict=True):
-                        if value is None or isinstance(value, bytes):
-                            continue
-                        self.columns[key][value] += 0
-                        self.tables[table].add(value)
-                        self.value_tables[value].add(table)
-                        if shape(value):
-                            refs[value] += 1
-            for counter in self.columns.values():
-                for value in counter:
-                    counter[value] = refs.get(value, 0) + 1
+                tables[table] = [dict(zip(keys, row, strict=True)) for row in conn.execute(f'SELECT * FROM "{table}"')]
+            return cls(tables)
         finally:
             conn.close()
 
@@ -250,7 +271,7 @@ class ToolGraph:
         shapes = {shape(v) for v in values} - {None}
         for spec in specs:
             for param in spec.properties:
-                pool = pools.candidates(param)
+                pool = pools.candidates(spec.pool_of(param))
                 pool_shapes = {shape(v) for v in list(pool)[:50]} - {None}
                 if pool_shapes & shapes:
                     params = self.explicit.setdefault((tool, spec.name), [])
@@ -306,14 +327,18 @@ def cache_dir() -> Path:
 
 
 def kit_tools(kit: Any) -> list[Any]:
-    """A bundled kit's tools as MCP `Tool` objects (schemas only; no database is opened)."""
+    """A bundled kit's tools as MCP `Tool` objects (schemas only; no database or folder is read)."""
     import asyncio
-    import sqlite3
+    import tempfile
+
+    from gym_mcp.servers import DirectoryKit
 
     cached = _KIT_TOOLS.get(kit.name)
     if cached is None:
-        conn = sqlite3.connect(":memory:", check_same_thread=False)
-        server = kit.create_server(conn)
+        if isinstance(kit, DirectoryKit):
+            server = kit.create_server(Path(tempfile.gettempdir()))  # listing tools touches no file
+        else:
+            server = kit.create_server(sqlite3.connect(":memory:", check_same_thread=False))
 
         async def go() -> list[Any]:
             return list(await server.list_tools())

@@ -15,6 +15,7 @@ import json
 import os
 import random
 import re
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -26,6 +27,7 @@ from gym_mcp.actions.schema import openai_tools
 from gym_mcp.env import MCPEnv
 from gym_mcp.errors import SynthError
 from gym_mcp.live import BundledSource, ServerSource
+from gym_mcp.state import DirectoryState, Snapshot
 from gym_mcp.synth.config import IRRELEVANT_REQUESTS, SynthConfig, SynthResult
 from gym_mcp.synth.graph import EntityPools, ToolGraph, ToolSpec, cache_dir, kit_tools, schema_hash, shape, tool_specs
 from gym_mcp.synth.llm import ChatEndpoint
@@ -50,6 +52,20 @@ class _Chain:
 
 
 ProgressFn = Callable[[int, int], None]
+
+
+def _entity_pools(source: ServerSource, snapshot: Snapshot) -> EntityPools:
+    """The entities arguments are drawn from: a database's tables, or a folder server's own view of its tree."""
+    from gym_mcp.servers import DirectoryKit
+
+    if isinstance(source, BundledSource) and isinstance(source.kit, DirectoryKit):
+        with tempfile.TemporaryDirectory(prefix="gym-mcp-synth-") as tmp:
+            root = Path(tmp) / "root"
+            root.mkdir()
+            state = DirectoryState(root)
+            state.restore(snapshot)
+            return EntityPools(source.kit.entities(root))
+    return EntityPools.from_sqlite(snapshot.data if snapshot.kind == "sqlite" else None)
 
 
 class _Synthesizer:
@@ -81,8 +97,8 @@ class _Synthesizer:
                 f"{server}: no write tools with an intent template; synthesis needs tools that change state"
             )
         snapshot = source.initial_snapshot(config.data_seed)
-        self.pools = EntityPools(snapshot.data if snapshot.kind == "sqlite" else None)
-        if self.pools.empty and snapshot.kind == "sqlite":
+        self.pools = _entity_pools(source, snapshot)
+        if self.pools.empty and snapshot.kind in ("sqlite", "directory"):
             raise SynthError(f"{server}: the seed state (data seed {config.data_seed}) holds no entities")
         self.base_task = Task(id="synth", server=server, instruction="synth", initial_state={"seed": config.data_seed})
         self.fp0 = ""
@@ -133,7 +149,7 @@ class _Synthesizer:
     # -- argument filling ------------------------------------------------------------------------
 
     def _pool_value(self, spec: ToolSpec, param: str, rng: random.Random) -> Any:
-        pool = self.pools.candidates(param)
+        pool = self.pools.candidates(spec.pool_of(param))
         types = spec.param_type(param)
         values = [v for v in pool if fits(v, types)]
         if not values:
@@ -149,7 +165,9 @@ class _Synthesizer:
         refs: dict[str, str] = {}
         template = spec.intent or ""
         ids = [
-            p for p in spec.required if not spec.samples.get(p) and shape(next(iter(self.pools.candidates(p)), None))
+            p
+            for p in spec.required
+            if not spec.samples.get(p) and shape(next(iter(self.pools.candidates(spec.pool_of(p))), None))
         ]
         joint = self.pools.joint_row(ids, rng) if len(ids) >= 2 and rng.random() < 0.7 else {}
         # Optional parameters come in the template's [...] segments: a segment is all or nothing
@@ -166,7 +184,7 @@ class _Synthesizer:
             required = param in spec.required
             if not required and param not in chosen:
                 continue
-            ref = self._ref(param, outputs) if rng.random() < 0.8 else MISSING
+            ref = self._ref(spec.pool_of(param), outputs) if rng.random() < 0.8 else MISSING
             if ref is not MISSING:
                 args[param] = ref
                 refs[param] = f"that {noun(param)}"
@@ -204,9 +222,9 @@ class _Synthesizer:
                     return {**args, param: value}
         return None
 
-    def _ref(self, param: str, outputs: Sequence[Any]) -> Any:
-        """A value for ``param`` that an earlier output holds unambiguously (the only one of its shape)."""
-        pool = self.pools.candidates(param)
+    def _ref(self, pool_name: str, outputs: Sequence[Any]) -> Any:
+        """A value of a pool that an earlier output holds unambiguously (the only one of its shape)."""
+        pool = self.pools.candidates(pool_name)
         pool_shapes = {shape(v) for v in list(pool)[:50]} - {None}
         if not pool_shapes:
             return MISSING
@@ -428,7 +446,8 @@ class _Synthesizer:
                     continue
                 others = [v for v in spec.samples.get(param, ()) if v != value and fits(v, spec.param_type(param))]
                 if not others and shape(value):
-                    others = [v for v in self.pools.candidates(param) if v != value and shape(v) == shape(value)][:20]
+                    pool = self.pools.candidates(spec.pool_of(param))
+                    others = [v for v in pool if v != value and shape(v) == shape(value)][:20]
                 if others:
                     options.append((i, param, others))
         if not options:

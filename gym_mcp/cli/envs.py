@@ -52,7 +52,16 @@ def _remove(args: argparse.Namespace) -> int:
 def _add(args: argparse.Namespace) -> int:
     from gym_mcp.live.spec import env_name, load_spec, specs_dir
 
+    from gym_mcp import env_id
+    from gym_mcp.servers import BUNDLED
+
     spec = load_spec(args.spec)
+    taken = {env_id(name): name for name in BUNDLED}
+    if env_name(spec.name) in taken:
+        raise ConfigError(
+            f"{args.spec}: name {spec.name!r} would register {env_name(spec.name)}, the bundled "
+            f"{taken[env_name(spec.name)]} server's id; give the spec another name, e.g. 'my-{spec.name}'"
+        )
     target = specs_dir() / f"{spec.name}.json"
     if target.exists() and not args.force:
         raise ConfigError(f"a spec named {spec.name!r} is already saved ({target}); use --force to replace it")

@@ -24,7 +24,10 @@ def register(sub: Any) -> None:
     serve.add_argument("name", choices=sorted(BUNDLED), help="bundled server name")
     add_serve_flags(serve)
     serve.add_argument("--db", default=None, help="SQLAlchemy database URL (default: a file named after the server)")
-    serve.add_argument("--seed", type=int, default=0, help="seed of the generated data for a new database")
+    serve.add_argument(
+        "--root", default=None, help="filesystem only: the workspace folder (default: ./filesystem, seeded when new)"
+    )
+    serve.add_argument("--seed", type=int, default=0, help="seed of the generated data for a new database or folder")
     add_token_arguments(serve)
     serve.set_defaults(run=_serve)
 
@@ -59,9 +62,13 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _seeded_rows(kit: Any) -> int:
-    """Rows in all tables of the server's seed-0 data (its entities)."""
+    """Rows in all tables of the server's seed-0 data (its entities); entries of a folder server's tree."""
     import sqlite3
 
+    from gym_mcp.servers import DirectoryKit
+
+    if isinstance(kit, DirectoryKit):
+        return kit.entity_count(seed=0)
     conn = sqlite3.connect(":memory:")
     try:
         kit.init_database(conn, seed=0)
@@ -72,10 +79,13 @@ def _seeded_rows(kit: Any) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from gym_mcp.servers import get_kit
+    from gym_mcp.servers import DirectoryKit, get_kit
 
+    kit = get_kit(args.name)
     try:
-        return get_kit(args.name).serve_args(args)
+        if args.root is not None and not isinstance(kit, DirectoryKit):
+            raise ValueError(f"--root is for the filesystem server; {args.name} keeps its state in a database (--db)")
+        return kit.serve_args(args)
     except ValueError as exc:  # a bad argument: one line, status 2, as the parser would
         print(f"gym-mcp serve: error: {exc}", file=sys.stderr)
         return 2

@@ -12,6 +12,7 @@ into one environment, their tools namespaced ``server.tool``.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import secrets
@@ -29,10 +30,12 @@ from gym_mcp.live.scratch import make_scratch, remove_scratch
 from gym_mcp.live.server import TRANSPORTS, LivePart, LiveServer, ServerSource, Transport
 from gym_mcp.state.base import Snapshot, StateBackend
 from gym_mcp.state.composite import CompositeState
+from gym_mcp.state.directory import DirectoryState
 from gym_mcp.state.null import NullState
 from gym_mcp.state.sqlite import SQLiteState
 
 if TYPE_CHECKING:
+    from gym_mcp.servers import DirectoryKit, Kit
     from gym_mcp.servers.kit import ServerKit
 
 __all__ = ["BundledSource", "ComposedSource", "ExternalSource"]
@@ -49,7 +52,7 @@ class BundledSource(ServerSource):
         name: Bundled server name, e.g. ``"banking"``.
         transport: ``"inprocess"`` (fastest; same process), ``"stdio"`` (a subprocess) or
             ``"http"`` (a subprocess serving streamable HTTP on a loopback port).
-        kit: A `ServerKit` that is not bundled (your own server built with the kit); then
+        kit: A `ServerKit` (or `DirectoryKit`) that is not bundled (your own server built with the kit); then
             ``module`` names the module that runs it (``python -m module``).
         module: Module run as the server process for stdio and http.
         env: Extra environment variables for the server process.
@@ -60,7 +63,7 @@ class BundledSource(ServerSource):
         name: str,
         transport: Transport = "inprocess",
         *,
-        kit: ServerKit | None = None,
+        kit: Kit | None = None,
         module: str | None = None,
         env: Mapping[str, str] | None = None,
     ) -> None:
@@ -79,36 +82,78 @@ class BundledSource(ServerSource):
         """Bundled server name, module, transport and environment."""
         return ("bundled", self.name, self.module, self.transport, tuple(sorted(self.env.items())))
 
+    @property
+    def directory(self) -> bool:
+        """True for a server whose state is a folder (a `DirectoryKit`), not a database."""
+        from gym_mcp.servers import DirectoryKit
+
+        return isinstance(self.kit, DirectoryKit)
+
     def initial_snapshot(self, seed: int) -> Snapshot:
-        """The seeded database for ``seed`` (built once per process, then cached)."""
+        """The seeded database (or seed tree) for ``seed``, built once per process, then cached."""
+        from gym_mcp.servers import DirectoryKit
+
         with _seed_lock:
             snap = _seed_cache.get((self.module, seed))
             if snap is None:
-                conn = sqlite3.connect(":memory:", check_same_thread=False)
-                try:
-                    self.kit.init_database(conn, seed=seed)
-                    snap = Snapshot.of(SQLiteState.kind, conn.serialize())
-                finally:
-                    conn.close()
+                if isinstance(self.kit, DirectoryKit):
+                    snap = _seed_tree_snapshot(self.kit, seed)
+                else:
+                    conn = sqlite3.connect(":memory:", check_same_thread=False)
+                    try:
+                        self.kit.init_database(conn, seed=seed)
+                        snap = Snapshot.of(SQLiteState.kind, conn.serialize())
+                    finally:
+                        conn.close()
                 _seed_cache[(self.module, seed)] = snap
             return snap
 
-    async def launch(self, *, call_timeout: float) -> LiveServer:
-        """Start the server on a private database holding the seed-0 data."""
-        volatile = self.kit.volatile_columns
+    def _fresh_state(self, workdir: Path | None) -> tuple[StateBackend, list[str]]:
+        """A private state holding the seed-0 data, and the server's option that points at it."""
+        from gym_mcp.servers import DirectoryKit
+
         base = self.initial_snapshot(0)
-        if self.transport == "inprocess":
-            state = SQLiteState(None, volatile=volatile)
-            state.restore(base)
-            launch = Launch(self.name, "inprocess", server_factory=_InProcessFactory(self.kit, state))
-            workdir = None
+        state: StateBackend
+        if isinstance(self.kit, DirectoryKit):
+            assert workdir is not None
+            root = workdir / "root"
+            root.mkdir()
+            state = DirectoryState(root)
+            option = ["--root", str(root)]
+        elif workdir is None:
+            state = SQLiteState(None, volatile=self.kit.volatile_columns)
+            option = []
         else:
-            workdir = make_scratch(_safe(self.name))
-            state = SQLiteState(workdir / "state.db", volatile=volatile)
-            state.restore(base)
+            state = SQLiteState(workdir / "state.db", volatile=self.kit.volatile_columns)
+            option = ["--db", state.url]
+        state.restore(base)
+        return state, option
+
+    async def launch(self, *, call_timeout: float) -> LiveServer:
+        """Start the server on a private copy of the seed-0 data (a database, or a folder)."""
+        from gym_mcp.servers import DirectoryKit
+
+        in_memory = self.transport == "inprocess" and not isinstance(self.kit, DirectoryKit)
+        workdir = None if in_memory else make_scratch(_safe(self.name))
+        try:
+            state, option = self._fresh_state(workdir)
+        except BaseException:
+            if workdir is not None:
+                remove_scratch(workdir)
+            raise
+        if self.transport == "inprocess":
+            factory: Any
+            if isinstance(self.kit, DirectoryKit):
+                factory = functools.partial(self.kit.create_server, state.location)
+            else:
+                assert isinstance(state, SQLiteState)
+                factory = _InProcessFactory(self.kit, state)
+            launch = Launch(self.name, "inprocess", server_factory=factory)
+        else:
+            assert workdir is not None
             from gym_mcp.servers.kit import TOKEN_ENV, auth_headers
 
-            command = [sys.executable, "-m", self.module, "--db", state.url]
+            command = [sys.executable, "-m", self.module, *option]
             env, headers = dict(self.env), {}
             if self.transport == "http":
                 command += ["--transport", "http", "--port", "{port}"]
@@ -134,6 +179,17 @@ class BundledSource(ServerSource):
                 remove_scratch(workdir)
             raise
         return LiveServer.single(connection, state, tools, self.key, workdir)
+
+
+def _seed_tree_snapshot(kit: DirectoryKit, seed: int) -> Snapshot:
+    """A snapshot of a folder server's seed tree ``seed``, built in a scratch folder."""
+    workdir = make_scratch(f"{_safe(kit.name)}-seed")
+    try:
+        root = workdir / "root"
+        kit.seed_tree(root, seed)
+        return DirectoryState(root).snapshot()
+    finally:
+        remove_scratch(workdir)
 
 
 class _InProcessFactory:

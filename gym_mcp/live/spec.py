@@ -21,7 +21,7 @@ A spec is a TOML or JSON file (YAML too when PyYAML is installed)::
 Relative paths (the state, and a command that is a relative path) are resolved against the
 spec file's folder, which is also the server's working directory. ``gym.make`` takes
 ``gym.make("gym_mcp/External-v0", spec="filesystem.toml")``; ``gym-mcp envs add spec.toml``
-saves it so that ``import gym_mcp`` registers ``gym_mcp/Filesystem-v0``.
+saves it so that ``import gym_mcp`` registers ``gym_mcp/NpmFilesystem-v0``.
 
 The file format is the pydantic model `SpecFile` (unknown keys are errors); its JSON Schema is
 published at ``docs/spec.schema.json`` (`spec_schema_text` writes it), so editors can check
@@ -589,7 +589,7 @@ def specs_dir() -> Path:
 
 
 def env_name(name: str) -> str:
-    """The registered id of a saved spec, e.g. ``gym_mcp/Filesystem-v0``."""
+    """The registered id of a saved spec, e.g. ``gym_mcp/NpmFilesystem-v0`` for ``npm-filesystem``."""
     cleaned = re.sub(r"[^A-Za-z0-9]+", " ", name).title().replace(" ", "")
     return f"gym_mcp/{cleaned}-v0"
 

@@ -2,7 +2,9 @@
 
 Everything written depends only on the seed: names, contents, permission bits (set explicitly,
 whatever the umask) and the zip archives (fixed member dates). Modification times are not set:
-they are not part of the state.
+they are not part of the state. The tree also holds symbolic links that stay inside it (a
+"latest" document, the current log) and a trash with two deleted items, in the format the
+trash tools keep (`TRASH`), so restoring and emptying have something to act on.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ import os
 import random
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+
+from gym_mcp.servers.filesystem.workspace import TRASH
 
 __all__ = ["seed_tree"]
 
@@ -131,8 +135,20 @@ def _zip(members: dict[str, str]) -> bytes:
     return buf.getvalue()
 
 
-def _tree(rng: random.Random) -> tuple[dict[str, bytes], dict[str, int], list[str]]:
-    """Generate (files, their modes when not 0o644, empty folders)."""
+class _Tree(NamedTuple):
+    files: dict[str, bytes]
+    modes: dict[str, int]
+    """Permission bits of the files that are not 0o644."""
+    empty: list[str]
+    """Empty folders."""
+    links: dict[str, str]
+    """Symbolic links: path -> target, relative to the link's folder."""
+    trash: dict[str, dict[str, bytes]]
+    """Trash items: original path -> {member path below it ("" for a file): content}."""
+
+
+def _tree(rng: random.Random) -> _Tree:
+    """Generate the files, their modes, empty folders, links and the trash."""
     project = rng.choice(_PROJECTS)
     topics = rng.sample(_TOPICS, 8)
     text: dict[str, str] = {}
@@ -243,7 +259,17 @@ def _tree(rng: random.Random) -> tuple[dict[str, bytes], dict[str, int], list[st
         picked = rng.sample(sorted(k for k in text if k.startswith("src/")), 3)
         files[f"archives/old/release-0.{v}.zip"] = _zip({f"release-0.{v}/{k}": text[k] for k in picked})
     modes["notes/personal/journal-1.txt"] = 0o444
-    return files, modes, ["build", "tmp/cache", "data/incoming"]
+    decisions = sorted(k for k in text if k.startswith("docs/architecture/decisions/"))
+    links = {
+        "docs/latest-decision.md": "architecture/decisions/" + decisions[-1].rsplit("/", 1)[1],
+        "logs/current.log": "app-5.log",
+    }
+    draft = rng.choice(topics)
+    trash: dict[str, dict[str, bytes]] = {
+        f"notes/draft-{draft}-plan.md": {"": _markdown(rng, f"{draft.capitalize()} plan (draft)", 1).encode()},
+        "tmp/old-exports": {f"{t}_export.csv": _csv(rng, t, rng.randint(3, 6)).encode() for t in rng.sample(topics, 2)},
+    }
+    return _Tree(files, modes, ["build", "tmp/cache", "data/incoming"], links, trash)
 
 
 def seed_tree(root: Path, seed: int) -> None:
@@ -260,8 +286,17 @@ def seed_tree(root: Path, seed: int) -> None:
     root.mkdir(parents=True, exist_ok=True)
     if any(root.iterdir()):
         raise ValueError(f"seed_tree fills an empty folder; {root} is not empty")
-    files, modes, empty = _tree(random.Random(seed))
-    folders = {str(Path(p).parent) for p in files} | set(empty)
+    tree = _tree(random.Random(seed))
+    files = dict(tree.files)
+    index: dict[str, dict[str, Any]] = {}
+    for number, (original, members) in enumerate(tree.trash.items(), 1):
+        item = f"{TRASH}/T{number}"
+        for member, body in members.items():
+            files[f"{item}/{member}" if member else item] = body
+        kind = "file" if list(members) == [""] else "folder"
+        index[f"T{number}"] = {"path": original, "type": kind, "size": sum(len(b) for b in members.values())}
+    files[f"{TRASH}/index.json"] = json.dumps(index, indent=1, sort_keys=True).encode()
+    folders = {str(Path(p).parent) for p in files} | set(tree.empty)
     for folder in sorted(folders - {"."}):
         (root / folder).mkdir(parents=True, exist_ok=True)
     for dirpath, _dirs, _files in os.walk(root):
@@ -270,4 +305,6 @@ def seed_tree(root: Path, seed: int) -> None:
     for name in sorted(files):
         path = root / name
         path.write_bytes(files[name])
-        os.chmod(path, modes.get(name, 0o644))
+        os.chmod(path, tree.modes.get(name, 0o644))
+    for name, target in sorted(tree.links.items()):
+        os.symlink(target, root / name)

@@ -21,10 +21,18 @@ from pydantic import Field
 
 from gym_mcp.servers.filesystem.seed import seed_tree
 from gym_mcp.servers.filesystem.tools import TOOLS
-from gym_mcp.servers.filesystem.workspace import Workspace
-from gym_mcp.servers.kit.server import ToolInfo, _split_docstring, add_token_arguments, bearer_auth, http_token
+from gym_mcp.servers.filesystem.workspace import TRASH, Workspace
+from gym_mcp.servers.kit.directory import DirectoryKit, EntityTables
+from gym_mcp.servers.kit.server import (
+    ToolInfo,
+    add_token_arguments,
+    bearer_auth,
+    http_token,
+    split_docstring,
+    tool_meta,
+)
 
-__all__ = ["DEFAULT_QUOTA_BYTES", "INSTRUCTIONS", "NAME", "create_server", "main", "seed_tree"]
+__all__ = ["DEFAULT_QUOTA_BYTES", "INSTRUCTIONS", "NAME", "create_server", "entities", "kit", "main", "seed_tree"]
 
 NAME = "filesystem"
 DEFAULT_QUOTA_BYTES = 10 * 2**20
@@ -36,15 +44,6 @@ INSTRUCTIONS = (
 )
 
 
-def _meta(info: ToolInfo) -> dict[str, Any]:
-    meta: dict[str, Any] = {"gym_mcp/kind": "write" if info.write else "read"}
-    if info.intent:
-        meta["gym_mcp/intent"] = info.intent
-    if info.confirm:
-        meta["gym_mcp/confirm"] = info.confirm
-    return meta
-
-
 def _os_error(exc: OSError) -> ToolError:
     """An OS error as the model sees it: the reason, never a host path."""
     reason = exc.strerror or type(exc).__name__
@@ -54,7 +53,7 @@ def _os_error(exc: OSError) -> ToolError:
 def _bind(ws: Workspace, info: ToolInfo) -> tuple[Callable[..., Any], str]:
     """Wrap a tool function: one call at a time on the workspace, OS errors as tool errors, JSON out."""
     fn = info.fn
-    description, param_docs = _split_docstring(fn.__doc__ or "")
+    description, param_docs = split_docstring(fn.__doc__ or "")
     hints = typing.get_type_hints(fn, include_extras=True)
     sig = inspect.signature(fn)
     params = []
@@ -107,7 +106,7 @@ def create_server(root: Path, *, quota_bytes: int = DEFAULT_QUOTA_BYTES, token: 
             annotations=ToolAnnotations(
                 read_only_hint=not info.write, destructive_hint=info.write, idempotent_hint=not info.write
             ),
-            meta=_meta(info),
+            meta=tool_meta(info),
             structured_output=False,
         )
     return server
@@ -151,3 +150,71 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     server.run("streamable-http", host=args.host, port=args.port, json_response=True, stateless_http=False)
     return 0
+
+
+def entities(root: Path) -> EntityTables:
+    """The paths of a tree by kind, the pools synthesis draws path arguments from.
+
+    Tables ``folders`` (column ``directory``), ``files`` (``file``, and ``text_file``,
+    ``csv_file``, ``summary_file`` or ``zip_file`` where it is one), ``links`` (``link``) and
+    ``trash`` (``trash_id``); the tools' ``pools`` name these columns. Links are not followed
+    and the trash's contents are not paths a tool takes.
+    """
+    root = Path(root)
+    tables: EntityTables = {"folders": [], "files": [], "links": [], "trash": []}
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        if here == root and TRASH in dirnames:
+            dirnames.remove(TRASH)
+        dirnames.sort()
+        for name in dirnames + sorted(filenames):
+            path = here / name
+            rel = path.relative_to(root).as_posix()
+            if path.is_symlink():
+                tables["links"].append({"link": rel})
+            elif path.is_dir():
+                tables["folders"].append({"directory": rel})
+            elif path.is_file():
+                tables["files"].append({"file": rel, **_file_kinds(path, rel)})
+    index = root / TRASH / "index.json"
+    if index.is_file() and not index.is_symlink():
+        for trash_id in sorted(json.loads(index.read_text())):
+            tables["trash"].append({"trash_id": trash_id})
+    return tables
+
+
+def _file_kinds(path: Path, rel: str) -> dict[str, str]:
+    """The kinds of one regular file beyond "file": text, CSV, JSON summary, zip archive."""
+    data = path.read_bytes()
+    kinds: dict[str, str] = {}
+    if rel.endswith(".zip"):
+        kinds["zip_file"] = rel
+        return kinds
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return kinds
+    if text.strip() and "\x00" not in text:
+        kinds["text_file"] = rel
+    if rel.endswith(".csv"):
+        kinds["csv_file"] = rel
+    if rel.endswith(".json"):
+        try:
+            doc = json.loads(text)
+        except ValueError:
+            doc = None
+        if isinstance(doc, dict) and {"topic", "owner", "totals", "items"} <= set(doc):
+            kinds["summary_file"] = rel
+    return kinds
+
+
+kit = DirectoryKit(
+    NAME,
+    tools=TOOLS,
+    instructions=INSTRUCTIONS,
+    create_server=create_server,
+    seed=seed_tree,
+    entities=entities,
+    main=main,
+)
+"""The filesystem server as the gym sees it (`DirectoryKit`)."""

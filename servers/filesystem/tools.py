@@ -11,6 +11,7 @@ import csv
 import difflib
 import fnmatch
 import hashlib
+import inspect
 import io
 import json
 import os
@@ -19,7 +20,7 @@ import shutil
 import stat
 import zipfile
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from mcp.server.mcpserver.exceptions import ToolError
@@ -37,15 +38,29 @@ _ZIP_DATE = (2026, 1, 15, 0, 0, 0)
 
 
 def tool(
-    *, write: bool, intent: str, confirm: str | None = None, name: str | None = None
+    *,
+    write: bool,
+    intent: str,
+    confirm: str | None = None,
+    name: str | None = None,
+    samples: Mapping[str, tuple[Any, ...]] | None = None,
+    pools: Mapping[str, str] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register a tool function (its first parameter receives the `Workspace`)."""
+    """Register a tool function (its first parameter receives the `Workspace`).
+
+    ``samples`` are literal values for synthesis (new paths, contents, modes); ``pools`` name
+    the kind of existing path a parameter takes (see `entities`): ``{"path": "text_file"}``.
+    """
 
     def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
         tool_name = name or fn.__name__
         if tool_name in TOOLS:
             raise ValueError(f"filesystem: tool {tool_name!r} is declared twice")
-        TOOLS[tool_name] = ToolInfo(tool_name, fn, write, intent, {}, confirm)
+        params = list(inspect.signature(fn).parameters)[1:]
+        unknown = sorted((set(samples or {}) | set(pools or {})) - set(params))
+        if unknown:
+            raise ValueError(f"filesystem.{tool_name}: samples or pools for unknown parameter(s) {unknown}")
+        TOOLS[tool_name] = ToolInfo(tool_name, fn, write, intent, dict(samples or {}), confirm, dict(pools or {}))
         return fn
 
     return decorator
@@ -99,7 +114,7 @@ def _ensure_line(text: str) -> str:
 # -- browsing -------------------------------------------------------------------------------
 
 
-@tool(write=False, intent="List what is in the folder {path}")
+@tool(write=False, intent="List what is in the workspace[ folder {path}]", pools={"path": "directory"})
 def list_directory(ws: Workspace, path: str = "/") -> dict[str, Any]:
     """List the files and folders directly inside a folder, sorted by name.
 
@@ -121,7 +136,12 @@ def list_directory(ws: Workspace, path: str = "/") -> dict[str, Any]:
     return {"path": ws.rel(real), "entries": entries[:_MAX_RESULTS], "truncated": len(entries) > _MAX_RESULTS}
 
 
-@tool(write=False, intent="Show the folder tree under {path}[ down to {max_depth} levels]")
+@tool(
+    write=False,
+    intent="Show the folder tree[ under {path}][ down to {max_depth} levels]",
+    samples={"max_depth": (1, 2)},
+    pools={"path": "directory"},
+)
 def tree(ws: Workspace, path: str = "/", max_depth: int = 3) -> dict[str, Any]:
     """Show the folder structure under a folder as an indented outline (folders end with "/").
 
@@ -146,7 +166,7 @@ def tree(ws: Workspace, path: str = "/", max_depth: int = 3) -> dict[str, Any]:
     return {"path": ws.rel(real), "tree": "\n".join(lines[:_MAX_RESULTS]), "truncated": len(lines) > _MAX_RESULTS}
 
 
-@tool(write=False, name="stat", intent="Show the details of {path}")
+@tool(write=False, name="stat", intent="Show the details of {path}", pools={"path": "file"})
 def stat_path(ws: Workspace, path: str) -> dict[str, Any]:
     """Show the details of a file, folder or symbolic link: type, size, permission mode.
 
@@ -170,7 +190,7 @@ def stat_path(ws: Workspace, path: str) -> dict[str, Any]:
     return out
 
 
-@tool(write=False, intent="Check whether {path} exists")
+@tool(write=False, intent="Check whether {path} exists", pools={"path": "file"})
 def exists(ws: Workspace, path: str) -> dict[str, Any]:
     """Check whether a path exists in the workspace, and what it is.
 
@@ -191,7 +211,7 @@ def exists(ws: Workspace, path: str) -> dict[str, Any]:
 # -- reading ---------------------------------------------------------------------------------
 
 
-@tool(write=False, intent="Show me the contents of {path}")
+@tool(write=False, intent="Show me the contents of {path}", pools={"path": "text_file"})
 def read_file(ws: Workspace, path: str, max_chars: int = 20000) -> dict[str, Any]:
     """Read a whole text file.
 
@@ -209,7 +229,12 @@ def read_file(ws: Workspace, path: str, max_chars: int = 20000) -> dict[str, Any
     return {"path": ws.rel(real), "content": text[:max_chars], "size": len(text), "truncated": len(text) > max_chars}
 
 
-@tool(write=False, intent="Show lines {start} to {end} of {path}")
+@tool(
+    write=False,
+    intent="Show lines {start} to {end} of {path}",
+    samples={"start": (1, 2, 3), "end": (4, 5, 8)},
+    pools={"path": "text_file"},
+)
 def read_lines(ws: Workspace, path: str, start: int, end: int) -> dict[str, Any]:
     """Read a range of lines of a text file (line numbers start at 1, the end is included).
 
@@ -235,7 +260,12 @@ def read_lines(ws: Workspace, path: str, start: int, end: int) -> dict[str, Any]
     }
 
 
-@tool(write=False, intent="Show the first[ {lines}] lines of {path}")
+@tool(
+    write=False,
+    intent="Show the first[ {lines}] lines of {path}",
+    samples={"lines": (3, 5)},
+    pools={"path": "text_file"},
+)
 def head(ws: Workspace, path: str, lines: int = 10) -> dict[str, Any]:
     """Show the first lines of a text file.
 
@@ -251,7 +281,12 @@ def head(ws: Workspace, path: str, lines: int = 10) -> dict[str, Any]:
     return {"path": ws.rel(real), "total_lines": len(all_lines), "content": "".join(all_lines[:lines])}
 
 
-@tool(write=False, intent="Show the last[ {lines}] lines of {path}")
+@tool(
+    write=False,
+    intent="Show the last[ {lines}] lines of {path}",
+    samples={"lines": (2, 4)},
+    pools={"path": "text_file"},
+)
 def tail(ws: Workspace, path: str, lines: int = 10) -> dict[str, Any]:
     """Show the last lines of a text file (e.g. the newest entries of a log).
 
@@ -267,7 +302,12 @@ def tail(ws: Workspace, path: str, lines: int = 10) -> dict[str, Any]:
     return {"path": ws.rel(real), "total_lines": len(all_lines), "content": "".join(all_lines[-lines:])}
 
 
-@tool(write=False, intent="Preview the first[ {rows}] rows of the CSV file {path}")
+@tool(
+    write=False,
+    intent="Preview the first[ {rows}] rows of the CSV file {path}",
+    samples={"rows": (2, 3)},
+    pools={"path": "csv_file"},
+)
 def csv_preview(ws: Workspace, path: str, rows: int = 5) -> dict[str, Any]:
     """Show the header and first rows of a CSV file, parsed into columns.
 
@@ -286,7 +326,12 @@ def csv_preview(ws: Workspace, path: str, rows: int = 5) -> dict[str, Any]:
     return {"path": ws.rel(real), "columns": parsed[0], "rows": parsed[1 : rows + 1], "total_rows": len(parsed) - 1}
 
 
-@tool(write=False, intent="Get the value at '{key_path}' in the JSON file {path}")
+@tool(
+    write=False,
+    intent="Get[ the value at '{key_path}' in] the JSON file {path}",
+    samples={"key_path": ("topic", "owner.name", "totals.count", "items.0.name")},
+    pools={"path": "summary_file"},
+)
 def json_get(ws: Workspace, path: str, key_path: str = "") -> dict[str, Any]:
     """Read one value out of a JSON file by its key path.
 
@@ -324,7 +369,7 @@ def json_get(ws: Workspace, path: str, key_path: str = "") -> dict[str, Any]:
     return {"path": ws.rel(real), "key_path": key_path, "value": value}
 
 
-@tool(write=False, intent="Show where the symbolic link {path} points")
+@tool(write=False, intent="Show where the symbolic link {path} points", pools={"path": "link"})
 def read_link(ws: Workspace, path: str) -> dict[str, Any]:
     """Show the target of a symbolic link (without following it).
 
@@ -346,7 +391,12 @@ def read_link(ws: Workspace, path: str) -> dict[str, Any]:
 # -- searching -------------------------------------------------------------------------------
 
 
-@tool(write=False, intent="Find files matching '{pattern}'[ under {path}]")
+@tool(
+    write=False,
+    intent="Find files matching '{pattern}'[ under {path}]",
+    samples={"pattern": ("*.md", "*.csv", "test_*.py", "*.json", "*.zip", "*.sh")},
+    pools={"path": "directory"},
+)
 def search_files(ws: Workspace, pattern: str, path: str = "/", max_results: int = 100) -> dict[str, Any]:
     """Find files and folders whose name matches a glob pattern, searching all subfolders.
 
@@ -372,7 +422,12 @@ def search_files(ws: Workspace, pattern: str, path: str = "/", max_results: int 
     return {"matches": hits[:max_results], "truncated": len(hits) > max_results}
 
 
-@tool(write=False, intent="Search for '{pattern}' in the files[ under {path}]")
+@tool(
+    write=False,
+    intent="Search for '{pattern}' in the files[ under {path}]",
+    samples={"pattern": ("TODO", "token", "ERROR", "import json", "cache", "Action:")},
+    pools={"path": "directory"},
+)
 def grep(
     ws: Workspace,
     pattern: str,
@@ -410,7 +465,12 @@ def grep(
     return {"matches": matches[:max_results], "truncated": len(matches) > max_results}
 
 
-@tool(write=False, intent="Find files of at least {min_bytes} bytes[ and at most {max_bytes} bytes][ under {path}]")
+@tool(
+    write=False,
+    intent="Find files of at least {min_bytes} bytes[ and at most {max_bytes} bytes][ under {path}]",
+    samples={"min_bytes": (500, 1000, 2000), "max_bytes": (3000, 8000)},
+    pools={"path": "directory"},
+)
 def find_by_size(
     ws: Workspace, min_bytes: int, max_bytes: int | None = None, path: str = "/", max_results: int = 100
 ) -> dict[str, Any]:
@@ -438,7 +498,12 @@ def find_by_size(
     return {"files": found[:max_results], "truncated": len(found) > max_results}
 
 
-@tool(write=False, intent="Show the[ {limit}] largest files[ under {path}]")
+@tool(
+    write=False,
+    intent="Show the[ {limit}] largest files[ under {path}]",
+    samples={"limit": (3, 5)},
+    pools={"path": "directory"},
+)
 def largest_files(ws: Workspace, path: str = "/", limit: int = 10) -> list[dict[str, Any]]:
     """List the largest files under a folder, largest first (to see what takes space).
 
@@ -458,7 +523,7 @@ def largest_files(ws: Workspace, path: str = "/", limit: int = 10) -> list[dict[
     return found[:limit]
 
 
-@tool(write=False, intent="Find empty files and folders[ under {path}]")
+@tool(write=False, intent="Find empty files and folders[ under {path}]", pools={"path": "directory"})
 def find_empty(ws: Workspace, path: str = "/") -> dict[str, Any]:
     """Find empty files (0 bytes) and empty folders.
 
@@ -478,7 +543,7 @@ def find_empty(ws: Workspace, path: str = "/") -> dict[str, Any]:
     return {"files": files[:_MAX_RESULTS], "folders": folders[:_MAX_RESULTS]}
 
 
-@tool(write=False, intent="Find duplicate files[ under {path}]")
+@tool(write=False, intent="Find duplicate files[ under {path}]", pools={"path": "directory"})
 def find_duplicates(ws: Workspace, path: str = "/") -> dict[str, Any]:
     """Find groups of files with identical content (same SHA-256), e.g. to clean up copies.
 
@@ -501,7 +566,7 @@ def find_duplicates(ws: Workspace, path: str = "/") -> dict[str, Any]:
     return {"groups": out}
 
 
-@tool(write=False, intent="Count the files by extension[ under {path}]")
+@tool(write=False, intent="Count the files by extension[ under {path}]", pools={"path": "directory"})
 def count_files_by_extension(ws: Workspace, path: str = "/") -> dict[str, int]:
     """Count the files under a folder per extension (".py", ".md", ...; "" for none), most first.
 
@@ -519,7 +584,12 @@ def count_files_by_extension(ws: Workspace, path: str = "/") -> dict[str, int]:
 # -- measuring -------------------------------------------------------------------------------
 
 
-@tool(write=False, intent="Compute the {algorithm} hash of {path}")
+@tool(
+    write=False,
+    intent="Compute the[ {algorithm}] hash of {path}",
+    samples={"algorithm": ("sha256", "md5", "sha1")},
+    pools={"path": "file"},
+)
 def file_hash(ws: Workspace, path: str, algorithm: str = "sha256") -> dict[str, Any]:
     """Compute a checksum of a file's bytes, e.g. to check two files are identical.
 
@@ -542,7 +612,7 @@ def file_hash(ws: Workspace, path: str, algorithm: str = "sha256") -> dict[str, 
     }
 
 
-@tool(write=False, intent="Count the words in {path}")
+@tool(write=False, intent="Count the words in {path}", pools={"path": "text_file"})
 def word_count(ws: Workspace, path: str) -> dict[str, Any]:
     """Count the lines, words and characters of a text file (like wc).
 
@@ -557,7 +627,7 @@ def word_count(ws: Workspace, path: str) -> dict[str, Any]:
     return {"path": ws.rel(real), "lines": len(text.splitlines()), "words": len(text.split()), "characters": len(text)}
 
 
-@tool(write=False, intent="Count the lines in {path}")
+@tool(write=False, intent="Count the lines in {path}", pools={"path": "text_file"})
 def line_count(ws: Workspace, path: str) -> dict[str, Any]:
     """Count the lines of a text file, or of all text files under a folder.
 
@@ -573,7 +643,7 @@ def line_count(ws: Workspace, path: str) -> dict[str, Any]:
     return {"path": ws.rel(real), "lines": sum(len(t.splitlines()) for _, t in texts), "files": len(texts)}
 
 
-@tool(write=False, intent="Show how much space {path} uses")
+@tool(write=False, intent="Show the disk usage[ of {path}]", pools={"path": "directory"})
 def disk_usage(ws: Workspace, path: str = "/") -> dict[str, Any]:
     """Show how much space a folder (or file) takes: total bytes, files and subfolders.
 
@@ -619,7 +689,11 @@ def quota_info(ws: Workspace) -> dict[str, Any]:
     }
 
 
-@tool(write=False, intent="Show the differences between {path_a} and {path_b}")
+@tool(
+    write=False,
+    intent="Show the differences between {path_a} and {path_b}",
+    pools={"path_a": "text_file", "path_b": "text_file"},
+)
 def diff_files(ws: Workspace, path_a: str, path_b: str, context: int = 3) -> dict[str, Any]:
     """Compare two text files line by line and show a unified diff ("-" lines from a, "+" from b).
 
@@ -639,7 +713,11 @@ def diff_files(ws: Workspace, path_a: str, path_b: str, context: int = 3) -> dic
     return {"identical": a == b, "diff": diff[:50_000]}
 
 
-@tool(write=False, intent="Compare the folders {path_a} and {path_b}")
+@tool(
+    write=False,
+    intent="Compare the folders {path_a} and {path_b}",
+    pools={"path_a": "directory", "path_b": "directory"},
+)
 def compare_directories(ws: Workspace, path_a: str, path_b: str) -> dict[str, Any]:
     """Compare two folders recursively: what is only in one, and which files differ in content.
 
@@ -677,7 +755,21 @@ def compare_directories(ws: Workspace, path_a: str, path_b: str) -> dict[str, An
 # -- writing ---------------------------------------------------------------------------------
 
 
-@tool(write=True, intent="Write '{content}' to the file {path}[, overwriting it: {overwrite}]")
+@tool(
+    write=True,
+    intent="Write '{content}' to the file {path}[, overwriting it: {overwrite}]",
+    samples={
+        "path": (
+            "notes/summary.md",
+            "docs/faq.md",
+            "notes/meetings/agenda.md",
+            "data/incoming/orders.csv",
+            "tmp/scratch.txt",
+            "reports.md",
+        ),
+        "content": ("Draft agenda for Monday.", "All checks passed on 2026-01-15.", "Owner: Dana", "id,total\n1,20\n"),
+    },
+)
 def write_file(ws: Workspace, path: str, content: str, overwrite: bool = False) -> dict[str, Any]:
     r"""Create a text file with the given content, or replace an existing file's content.
 
@@ -702,7 +794,12 @@ def write_file(ws: Workspace, path: str, content: str, overwrite: bool = False) 
     return {"path": ws.rel(real), "size": len(data), "created": not existed}
 
 
-@tool(write=True, intent="Append '{content}' to {path}")
+@tool(
+    write=True,
+    intent="Append '{content}' to {path}",
+    samples={"content": ("Reviewed on 2026-01-15.", "TODO: update the examples.", "Owner: Dana")},
+    pools={"path": "text_file"},
+)
 def append_file(ws: Workspace, path: str, content: str) -> dict[str, Any]:
     r"""Add text to the end of a file (the file is created when missing).
 
@@ -721,7 +818,11 @@ def append_file(ws: Workspace, path: str, content: str) -> dict[str, Any]:
     return {"path": ws.rel(real), "size": os.lstat(real).st_size}
 
 
-@tool(write=True, intent="Create the folder {path}")
+@tool(
+    write=True,
+    intent="Create the folder {path}",
+    samples={"path": ("docs/tutorials", "data/archive", "notes/2026", "reports", "src/web/assets")},
+)
 def create_directory(ws: Workspace, path: str) -> dict[str, Any]:
     """Create a folder, with any missing parent folders (like mkdir -p).
 
@@ -748,7 +849,11 @@ def create_directory(ws: Workspace, path: str) -> dict[str, Any]:
     return {"path": "/".join(parts), "created": created}
 
 
-@tool(write=True, intent="Create an empty file {path}")
+@tool(
+    write=True,
+    intent="Create an empty file {path}",
+    samples={"path": ("notes/.keep", "logs/app-6.log", "tmp/lock", "data/incoming/READY")},
+)
 def touch(ws: Workspace, path: str) -> dict[str, Any]:
     """Create an empty file if it does not exist yet (an existing file is left unchanged).
 
@@ -766,7 +871,12 @@ def touch(ws: Workspace, path: str) -> dict[str, Any]:
     return {"path": ws.rel(real), "created": True}
 
 
-@tool(write=True, intent="In {path}, replace '{old}' with '{new}'")
+@tool(
+    write=True,
+    intent="In {path}, replace '{old}' with '{new}'",
+    samples={"old": ("the", "queue", "token", "TODO", "cache"), "new": ("a", "stream", "key", "NOTE", "store")},
+    pools={"path": "text_file"},
+)
 def replace_in_file(ws: Workspace, path: str, old: str, new: str, count: int = 0) -> dict[str, Any]:
     """Replace exact text in a file (case-sensitive, no regular expressions).
 
@@ -794,7 +904,12 @@ def replace_in_file(ws: Workspace, path: str, old: str, new: str, count: int = 0
     return {"path": ws.rel(real), "replacements": min(found, count) if count else found}
 
 
-@tool(write=True, intent="Insert '{text}' before line {line} of {path}")
+@tool(
+    write=True,
+    intent="Insert '{text}' before line {line} of {path}",
+    samples={"line": (1, 2, 3), "text": ("Reviewed: yes", "# Updated 2026-01-15")},
+    pools={"path": "text_file"},
+)
 def insert_lines(ws: Workspace, path: str, line: int, text: str) -> dict[str, Any]:
     r"""Insert text as new line(s) before a given line number (total_lines + 1 appends at the end).
 
@@ -817,7 +932,12 @@ def insert_lines(ws: Workspace, path: str, line: int, text: str) -> dict[str, An
     return {"path": ws.rel(real), "inserted": len(new), "total_lines": len(lines)}
 
 
-@tool(write=True, intent="Delete lines {start} to {end} of {path}")
+@tool(
+    write=True,
+    intent="Delete lines {start} to {end} of {path}",
+    samples={"start": (1, 2), "end": (2, 3, 4)},
+    pools={"path": "text_file"},
+)
 def delete_lines(ws: Workspace, path: str, start: int, end: int) -> dict[str, Any]:
     """Delete a range of lines from a text file (line numbers start at 1, the end is included).
 
@@ -871,7 +991,7 @@ def _destination(ws: Workspace, source_real: str, destination: str) -> str:
     return dest
 
 
-@tool(write=True, intent="Move {source} to {destination}")
+@tool(write=True, intent="Move {source} to {destination}", pools={"source": "file", "destination": "directory"})
 def move(ws: Workspace, source: str, destination: str) -> dict[str, Any]:
     """Move a file or folder to another place in the workspace.
 
@@ -892,7 +1012,12 @@ def move(ws: Workspace, source: str, destination: str) -> dict[str, Any]:
     return {"source": ws.rel(src), "destination": ws.rel(dest)}
 
 
-@tool(write=True, intent="Rename {path} to {new_name}")
+@tool(
+    write=True,
+    intent="Rename {path} to {new_name}",
+    samples={"new_name": ("old-notes.md", "draft.md", "archive-2025.txt", "v2.json", "backup.csv")},
+    pools={"path": "file"},
+)
 def rename(ws: Workspace, path: str, new_name: str) -> dict[str, Any]:
     """Rename a file or folder, keeping it in the same folder.
 
@@ -915,7 +1040,7 @@ def rename(ws: Workspace, path: str, new_name: str) -> dict[str, Any]:
     return {"path": ws.rel(src), "new_path": ws.rel(dest)}
 
 
-@tool(write=True, intent="Copy {source} to {destination}")
+@tool(write=True, intent="Copy {source} to {destination}", pools={"source": "file", "destination": "directory"})
 def copy(ws: Workspace, source: str, destination: str) -> dict[str, Any]:
     """Copy a file or a whole folder (symbolic links are copied as links).
 
@@ -943,7 +1068,12 @@ def copy(ws: Workspace, source: str, destination: str) -> dict[str, Any]:
     return {"source": ws.rel(src), "destination": ws.rel(dest), "bytes": size}
 
 
-@tool(write=True, intent="Set the permissions of {path} to {mode}")
+@tool(
+    write=True,
+    intent="Set the permissions of {path} to {mode}",
+    samples={"mode": ("600", "640", "755", "444")},
+    pools={"path": "file"},
+)
 def chmod(ws: Workspace, path: str, mode: str) -> dict[str, Any]:
     """Change the permission bits of a file or folder (octal, like chmod).
 
@@ -972,7 +1102,12 @@ def chmod(ws: Workspace, path: str, mode: str) -> dict[str, Any]:
     return {"path": ws.rel(real), "mode": oct(bits)}
 
 
-@tool(write=True, intent="Create a symbolic link {path} pointing to {target}")
+@tool(
+    write=True,
+    intent="Create a symbolic link {path} pointing to {target}",
+    samples={"path": ("latest.md", "docs/current.md", "notes/link-to-readme", "shortcut")},
+    pools={"target": "file"},
+)
 def create_symlink(ws: Workspace, path: str, target: str) -> dict[str, Any]:
     """Create a symbolic link (a shortcut) to an existing file or folder in the workspace.
 
@@ -1027,7 +1162,7 @@ def _to_trash(ws: Workspace, real: str, kind: str) -> dict[str, Any]:
     return {"path": ws.rel(real), "trash_id": trash_id, "type": kind}
 
 
-@tool(write=True, intent="Delete the file {path}")
+@tool(write=True, intent="Delete the file {path}", pools={"path": "file"})
 def delete(ws: Workspace, path: str) -> dict[str, Any]:
     """Delete a file or symbolic link by moving it to the trash (restore_from_trash undoes it).
 
@@ -1044,7 +1179,7 @@ def delete(ws: Workspace, path: str) -> dict[str, Any]:
     return _to_trash(ws, real, _kind(st))
 
 
-@tool(write=True, intent="Delete the folder {path} with everything in it")
+@tool(write=True, intent="Delete the folder {path} with everything in it", pools={"path": "directory"})
 def delete_directory(ws: Workspace, path: str) -> dict[str, Any]:
     """Delete a folder and everything in it by moving it to the trash (restore_from_trash undoes it).
 
@@ -1080,7 +1215,11 @@ def list_trash(ws: Workspace) -> list[dict[str, Any]]:
     ]
 
 
-@tool(write=True, intent="Restore {trash_id} from the trash[ to {destination}]")
+@tool(
+    write=True,
+    intent="Restore {trash_id} from the trash[ to {destination}]",
+    samples={"destination": ("notes/restored.txt", "tmp/restored")},
+)
 def restore_from_trash(ws: Workspace, trash_id: str, destination: str | None = None) -> dict[str, Any]:
     """Put a deleted file or folder back where it was (or somewhere else).
 
@@ -1132,7 +1271,7 @@ def _zipfile(ws: Workspace, path: str) -> tuple[str, zipfile.ZipFile]:
         raise ToolError(f"{shown(ws.rel(real))} is not a zip archive") from None
 
 
-@tool(write=False, intent="List the contents of the archive {path}")
+@tool(write=False, intent="List the contents of the archive {path}", pools={"path": "zip_file"})
 def list_archive(ws: Workspace, path: str) -> dict[str, Any]:
     """List the files inside a zip archive without extracting it.
 
@@ -1148,7 +1287,12 @@ def list_archive(ws: Workspace, path: str) -> dict[str, Any]:
     return {"path": ws.rel(real), "members": members[:_MAX_RESULTS], "total_size": sum(m["size"] for m in members)}
 
 
-@tool(write=True, intent="Create the zip archive {archive_path} from {source}")
+@tool(
+    write=True,
+    intent="Create the zip archive {archive_path} from {source}",
+    samples={"archive_path": ("archives/notes-2026.zip", "archives/docs-export.zip", "backup.zip", "tmp/bundle.zip")},
+    pools={"source": "directory"},
+)
 def create_archive(ws: Workspace, source: str, archive_path: str) -> dict[str, Any]:
     """Pack a file or folder into a new zip archive (symbolic links are left out).
 
@@ -1187,7 +1331,12 @@ def create_archive(ws: Workspace, source: str, archive_path: str) -> dict[str, A
     return {"path": ws.rel(dest), "members": count, "size": len(data)}
 
 
-@tool(write=True, intent="Extract the archive {path}[ into {destination}]")
+@tool(
+    write=True,
+    intent="Extract the archive {path}[ into {destination}]",
+    samples={"destination": ("restored", "tmp/extract", "archives/unpacked")},
+    pools={"path": "zip_file"},
+)
 def extract_archive(ws: Workspace, path: str, destination: str | None = None) -> dict[str, Any]:
     """Unpack a zip archive into a folder (created when missing). Existing files are never overwritten.
 

@@ -52,7 +52,9 @@ __all__ = [
     "bearer_auth",
     "http_token",
     "make_engine",
+    "split_docstring",
     "to_jsonable",
+    "tool_meta",
 ]
 
 DB_URL_ENV = "GYM_MCP_DB_URL"
@@ -81,6 +83,9 @@ class ToolInfo:
             ids are drawn from the live state instead.
         confirm: When the user must confirm a call first (it cannot be undone): ``"always"``, or
             a threshold on a number argument such as ``"amount >= 100"``; None when never.
+        pools: For synthesis, the entity pool a parameter's values come from when it is not the
+            parameter's own name, e.g. ``{"path": "text_file"}`` (a folder server's ``read_file``
+            reads text files, its ``list_directory`` folders).
     """
 
     name: str
@@ -89,6 +94,7 @@ class ToolInfo:
     intent: str | None = None
     samples: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     confirm: str | None = None
+    pools: Mapping[str, str] = field(default_factory=dict)
 
 
 _CONFIRM_RULE = re.compile(r"^(always|(\w+) >= (\d+(?:\.\d+)?))$")
@@ -134,7 +140,7 @@ _SECTION_HEADER = re.compile(r"^\s*(Returns|Raises|Yields|Examples?|Notes?):\s*$
 _ARG_LINE = re.compile(r"^(\s*)(\w+)(?:\s*\([^)]*\))?:\s*(.*)$")
 
 
-def _split_docstring(doc: str) -> tuple[str, dict[str, str]]:
+def split_docstring(doc: str) -> tuple[str, dict[str, str]]:
     """Split a Google-style docstring into (description, {param: description})."""
     lines = inspect.cleandoc(doc).splitlines()
     description: list[str] = []
@@ -317,7 +323,7 @@ class ServerKit:
                 annotations=ToolAnnotations(
                     read_only_hint=not info.write, destructive_hint=info.write, idempotent_hint=not info.write
                 ),
-                meta=_tool_meta(info),
+                meta=tool_meta(info),
                 structured_output=False,
             )
         return server
@@ -325,7 +331,7 @@ class ServerKit:
     def _bind(self, info: ToolInfo, engine: Engine) -> tuple[Callable[..., Any], str]:
         """Wrap a tool function: session per call, commit or roll back, JSON text out."""
         fn = info.fn
-        description, param_docs = _split_docstring(fn.__doc__ or "")
+        description, param_docs = split_docstring(fn.__doc__ or "")
         hints = typing.get_type_hints(fn, include_extras=True)
         sig = inspect.signature(fn)
         params = list(sig.parameters.values())[1:]  # drop the session
@@ -453,7 +459,7 @@ class ServerKit:
         return url
 
 
-def _tool_meta(info: ToolInfo) -> dict[str, Any]:
+def tool_meta(info: ToolInfo) -> dict[str, Any]:
     """Tool metadata served to clients: READ/WRITE, the synthesis hints and the confirmation rule when declared."""
     meta: dict[str, Any] = {"gym_mcp/kind": "write" if info.write else "read"}
     if info.intent:
@@ -462,6 +468,8 @@ def _tool_meta(info: ToolInfo) -> dict[str, Any]:
         meta["gym_mcp/samples"] = to_jsonable(dict(info.samples))
     if info.confirm:
         meta["gym_mcp/confirm"] = info.confirm
+    if info.pools:
+        meta["gym_mcp/pools"] = dict(info.pools)
     return meta
 
 

@@ -52,7 +52,7 @@ def fs_spec(tmp_path: Path) -> Path:
     spec = tmp_path / "filesystem.toml"
     spec.write_text(
         f"""
-name = "filesystem"
+name = "npm-filesystem"
 command = ["{FS_BIN}", "{{state}}"]
 cwd = "{{state}}"
 
@@ -325,12 +325,12 @@ def test_cli_envs_add_list_remove_and_registration(fs_spec: Path, tmp_path: Path
     cli = [sys.executable, "-m", "gym_mcp.cli"]
     out = subprocess.run([*cli, "envs", "add", str(fs_spec)], env=env, capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stderr
-    assert "saved filesystem: 14 tools" in out.stdout
+    assert "saved npm-filesystem: 14 tools" in out.stdout
     listed = subprocess.run([*cli, "envs", "list"], env=env, capture_output=True, text=True, check=True).stdout
-    assert "gym_mcp/Filesystem-v0" in listed
+    assert "gym_mcp/NpmFilesystem-v0" in listed
     code = (
         "import gymnasium as gym, gym_mcp\n"
-        "env = gym.make('gym_mcp/Filesystem-v0')\n"
+        "env = gym.make('gym_mcp/NpmFilesystem-v0')\n"
         "obs, info = env.reset(seed=0)\n"
         "print(env.step({'name': 'read_text_file', 'arguments': {'path': 'todo.txt'}})[0])\n"
         "env.close()\n"
@@ -350,10 +350,10 @@ def test_cli_envs_add_list_remove_and_registration(fs_spec: Path, tmp_path: Path
     assert failed.returncode == 1
     assert failed.stderr.startswith("gym-mcp: error: broken: cannot run 'no-such-server-binary'")
     removed = subprocess.run(
-        [*cli, "envs", "remove", "filesystem"], env=env, capture_output=True, text=True, check=False
+        [*cli, "envs", "remove", "npm-filesystem"], env=env, capture_output=True, text=True, check=False
     )
     assert removed.returncode == 0
-    assert "filesystem" not in subprocess.run([*cli, "envs", "list"], env=env, capture_output=True, text=True).stdout
+    assert "npm-filesystem" not in subprocess.run([*cli, "envs", "list"], env=env, capture_output=True, text=True).stdout
 
 
 def test_external_env_needs_exactly_one_server_description() -> None:

@@ -361,3 +361,16 @@ def test_cli_binary_reports_a_non_utf8_spec_without_a_traceback(tmp_path: Path) 
         assert out.returncode == 1, out.stderr
         expect = f"{path}: not UTF-8 text (byte 0xe9 at line 1, column 12); save it as UTF-8"
         assert out.stderr == f"gym-mcp: error: {expect}\n"
+
+
+@pytest.mark.parametrize("name", ["filesystem", "Team Chat", "banking"])
+def test_cli_envs_add_refuses_a_bundled_servers_id(
+    folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    monkeypatch.setenv("GYM_MCP_HOME", str(folder / "home"))
+    path = _write(folder, {**BASE, "name": name}, "toml")
+    assert main(["envs", "add", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert f"{path}: name {name!r} would register gym_mcp/" in err and "give the spec another name" in err
+    assert not (folder / "home").exists()  # nothing saved, no server started

@@ -3,15 +3,20 @@
 Each server's own tests (tests/servers/<name>/) cover its tools and rules; these cover the bar
 they all share: every tool and parameter described for the model, a synthesis intent and samples
 on every tool, a seed of at least 200 entities that is deterministic, and a listing whose kinds
-(read/write) match the kit's.
+(read/write) match the kit's. The folder server (filesystem) is held to the same bar: its
+entities are the entries of its seed tree.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
 import pytest
 
-from gym_mcp.servers import BUNDLED, get_kit
-from gym_mcp.state import SQLiteState
+from gym_mcp.servers import BUNDLED, DirectoryKit, get_kit
+from gym_mcp.state import DirectoryState, SQLiteState
 from tests.helpers import LiveServer
 from tests.servers.helpers import assert_every_tool_described, intent_placeholders, listed_tools, tool_params
 
@@ -19,16 +24,21 @@ SERVERS = sorted(BUNDLED)
 
 
 @pytest.fixture(scope="module", params=SERVERS)
-def server(request: pytest.FixtureRequest) -> LiveServer:
-    return LiveServer(get_kit(str(request.param)), seed=0)
+def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    kit = get_kit(str(request.param))
+    if isinstance(kit, DirectoryKit):  # a server over a folder: its seed tree in a folder of its own
+        root = tmp_path_factory.mktemp(kit.name) / "root"
+        kit.seed_tree(root, 0)
+        return SimpleNamespace(kit=kit, server=kit.create_server(root))
+    return LiveServer(kit, seed=0)
 
 
-def test_every_tool_and_parameter_is_described(server: LiveServer) -> None:
+def test_every_tool_and_parameter_is_described(server: Any) -> None:
     assert len(server.kit.tools) >= 10
     assert_every_tool_described(server, min_description=20)
 
 
-def test_every_tool_has_an_intent_samples_and_its_kind(server: LiveServer) -> None:
+def test_every_tool_has_an_intent_samples_and_its_kind(server: Any) -> None:
     metas = {t.name: t.meta for t in listed_tools(server)}
     assert set(metas) == set(server.kit.tools)
     for name, info in server.kit.tools.items():
@@ -36,13 +46,18 @@ def test_every_tool_has_an_intent_samples_and_its_kind(server: LiveServer) -> No
         assert metas[name]["gym_mcp/intent"] == info.intent
         assert metas[name]["gym_mcp/kind"] == ("write" if info.write else "read")
         for p in tool_params(info):
-            literal = not p.name.endswith("_id") and p.annotation not in (bool, "bool")
+            # ids and parameters with a declared pool are drawn from the state, not from samples
+            literal = not p.name.endswith("_id") and p.name not in info.pools and p.annotation not in (bool, "bool")
             if literal and "{" + p.name + "}" in (info.intent or ""):
                 assert len(info.samples.get(p.name, ())) >= 2, f"{name}.{p.name} needs samples"
 
 
-def _fingerprint_and_rows(name: str, seed: int) -> tuple[str, int]:
+def _fingerprint_and_rows(name: str, seed: int, tmp: Path) -> tuple[str, int]:
     kit = get_kit(name)
+    if isinstance(kit, DirectoryKit):
+        root = tmp / f"{name}-{seed}-{len(list(tmp.iterdir()))}"
+        kit.seed_tree(root, seed)
+        return DirectoryState(root).fingerprint(), sum(1 for _ in root.rglob("*"))
     state = SQLiteState(None, volatile=kit.volatile_columns)
     try:
         kit.init_database(state.connection, seed=seed)
@@ -52,10 +67,10 @@ def _fingerprint_and_rows(name: str, seed: int) -> tuple[str, int]:
 
 
 @pytest.mark.parametrize("name", SERVERS)
-def test_the_seed_is_deterministic_and_has_200_entities(name: str) -> None:
-    first, rows = _fingerprint_and_rows(name, 0)
-    again, _ = _fingerprint_and_rows(name, 0)
-    other, _ = _fingerprint_and_rows(name, 1)
+def test_the_seed_is_deterministic_and_has_200_entities(name: str, tmp_path: Path) -> None:
+    first, rows = _fingerprint_and_rows(name, 0, tmp_path)
+    again, _ = _fingerprint_and_rows(name, 0, tmp_path)
+    other, _ = _fingerprint_and_rows(name, 1, tmp_path)
     assert rows >= 200
     assert first == again  # volatile columns (wall-clock times) left out
     assert other != first

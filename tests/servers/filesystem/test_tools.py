@@ -95,7 +95,8 @@ def test_measure(fs: FsServer, root: Path) -> None:
     usage = fs.ok("disk_usage", path="data")
     assert usage["bytes"] == sum(p.stat().st_size for p in (root / "data").rglob("*") if p.is_file())
     quota = fs.ok("quota_info")
-    assert quota["used_bytes"] == fs.ok("disk_usage")["bytes"] and quota["trash_bytes"] == 0
+    assert quota["trash_bytes"] == sum(p.stat().st_size for p in (root / ".trash").rglob("*") if p.is_file()) > 0
+    assert quota["used_bytes"] == fs.ok("disk_usage")["bytes"] + quota["trash_bytes"]
     assert quota["free_bytes"] == quota["quota_bytes"] - quota["used_bytes"]
     diff = fs.ok("diff_files", path_a="notes/todo.txt", path_b="notes/todo-old.txt")
     assert diff == {"identical": True, "diff": ""}
@@ -182,11 +183,16 @@ def test_symlinks_inside(fs: FsServer, root: Path) -> None:
 
 
 def test_trash(fs: FsServer, root: Path) -> None:
+    seeded = fs.ok("list_trash")  # the seed tree comes with two deleted items
+    assert [(t["trash_id"], t["type"]) for t in seeded] == [("T1", "file"), ("T2", "folder")]
+    assert seeded[1]["original_path"] == "tmp/old-exports"
+    draft = seeded[0]["original_path"]
+    assert draft.startswith("notes/draft-") and not (root / draft).exists()
     todo = (root / "notes/todo.txt").read_bytes()
-    assert fs.ok("delete", path="notes/todo.txt") == {"path": "notes/todo.txt", "trash_id": "T1", "type": "file"}
+    assert fs.ok("delete", path="notes/todo.txt") == {"path": "notes/todo.txt", "trash_id": "T3", "type": "file"}
     assert not (root / "notes/todo.txt").exists()
     gone = fs.ok("delete_directory", path="logs")
-    assert gone["trash_id"] == "T2" and gone["files"] == 5
+    assert gone["trash_id"] == "T4" and gone["files"] == 6  # five logs and the current.log link
     fs.error("delete", "delete_directory", path="docs")
     fs.error("delete_directory", "use delete", path="README.md")
     fs.error("delete_directory", "root", path="/")
@@ -194,19 +200,22 @@ def test_trash(fs: FsServer, root: Path) -> None:
     assert not fs.ok("search_files", pattern="*.log")["matches"]
     fs.error("read_file", "trash", path=".trash/index.json")
     trash = fs.ok("list_trash")
-    assert [(t["trash_id"], t["original_path"], t["type"]) for t in trash] == [
-        ("T1", "notes/todo.txt", "file"),
-        ("T2", "logs", "folder"),
+    assert [(t["trash_id"], t["original_path"], t["type"]) for t in trash[2:]] == [
+        ("T3", "notes/todo.txt", "file"),
+        ("T4", "logs", "folder"),
     ]
     assert fs.ok("quota_info")["trash_bytes"] > len(todo)
-    assert fs.ok("restore_from_trash", trash_id="T1") == {"trash_id": "T1", "path": "notes/todo.txt"}
+    assert fs.ok("restore_from_trash", trash_id="T3") == {"trash_id": "T3", "path": "notes/todo.txt"}
     assert (root / "notes/todo.txt").read_bytes() == todo
+    assert fs.ok("restore_from_trash", trash_id="T1") == {"trash_id": "T1", "path": draft}
+    assert (root / draft).read_text().startswith("# ")
     fs.error("restore_from_trash", "list_trash", trash_id="T9")
     fs.ok("write_file", path="logs", content="in the way")
-    fs.error("restore_from_trash", "already exists", trash_id="T2")
-    assert fs.ok("restore_from_trash", trash_id="T2", destination="old-logs")["path"] == "old-logs"
+    fs.error("restore_from_trash", "already exists", trash_id="T4")
+    assert fs.ok("restore_from_trash", trash_id="T4", destination="old-logs")["path"] == "old-logs"
+    assert (root / "old-logs/current.log").is_symlink()
     fs.ok("delete", path="notes/todo-old.txt")
-    assert fs.ok("empty_trash")["removed"] == 1
+    assert fs.ok("empty_trash")["removed"] == 2  # the seeded folder and the old todo
     assert fs.ok("list_trash") == [] and not (root / ".trash").exists()
 
 
