@@ -1,6 +1,7 @@
 """Task synthesis at scale: throughput, replay share, quality, and an independent check.
 
-For each bundled server (or those named by ``--servers``): synthesize N tasks (default 500)
+For each bundled server and named composition (or those named by ``--servers``): synthesize N
+tasks (default 500)
 with ``gym-mcp synth``'s pipeline, then check every task independently by replaying its reference calls through
 ``gym.make(...)`` and reading the default reward (must be 1.0), then synthesize again with the
 same seed and compare the files byte for byte.
@@ -25,6 +26,7 @@ from _common import base_parser, table, write_result
 import gym_mcp
 from gym_mcp import load_tasks
 from gym_mcp.servers import BUNDLED
+from gym_mcp.servers.compositions import COMPOSITIONS
 from gym_mcp.synth import SynthConfig, synthesize, write_outputs
 
 
@@ -50,10 +52,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=None, help="tasks per server (default 500; 60 with --quick)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--servers", nargs="+", default=None, metavar="NAME", help="bundled servers to run (default: all of them)"
+        "--servers",
+        nargs="+",
+        default=None,
+        metavar="NAME",
+        help="bundled servers or compositions to run (default: all of them)",
     )
     args = parser.parse_args(argv)
-    servers = args.servers or sorted(BUNDLED)
+    servers = args.servers or [*sorted(BUNDLED), *sorted(COMPOSITIONS)]
     n = args.n or (60 if args.quick else 500)
     rows = []
     result: dict[str, Any] = {"n": n, "seed": args.seed, "servers": {}}
@@ -70,6 +76,10 @@ def main(argv: list[str] | None = None) -> int:
             write_outputs(again, path_b)
             identical = path_a.read_bytes() == path_b.read_bytes()
             s = first.stats
+            # tasks whose reference calls reach two or more servers (only a composition has parts)
+            multi = sum(
+                len({c["name"].split(".")[0] for c in t.reference_calls if "." in c["name"]}) >= 2 for t in first.tasks
+            )
             rows.append(
                 [
                     server,
@@ -80,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
                     s["verified_tasks_per_minute"],
                     f"{s['replay_share']:.0%}",
                     "yes" if identical else "NO",
+                    f"{multi / len(first.tasks):.0%}" if server in COMPOSITIONS else "-",
                 ]
             )
             result["servers"][server] = {
@@ -87,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
                 "independent_reward_1": ok,
                 "wall_seconds": round(wall, 2),
                 "same_seed_identical": identical,
+                "multi_server_tasks": multi,
             }
             print(f"{server}: done in {wall:.1f}s", file=sys.stderr, flush=True)
     print(
@@ -100,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
                 "tasks/min",
                 "replay share",
                 "same bytes",
+                "2+ servers",
             ],
             rows,
             title=f"bench_synth: {n} tasks per server, seed {args.seed}",

@@ -165,18 +165,19 @@ def _server_process() -> bool:
 
 
 def register_envs() -> list[str]:
-    """Register the bundled, External, BFCL and saved-spec environments with Gymnasium.
+    """Register the bundled, composed, External, BFCL and saved-spec environments with Gymnasium.
 
     ``import gym_mcp`` calls it (except in a bundled server's own process); calling it again
-    registers specs saved since. Returns the bundled environments' ids.
+    registers specs saved since. Returns the ids of the bundled servers' and compositions' environments.
     """
     import gymnasium as gym
 
     from gym_mcp.live.spec import env_name, saved_specs
     from gym_mcp.servers import BUNDLED
+    from gym_mcp.servers.compositions import COMPOSITIONS
 
     ids = []
-    for name in BUNDLED:
+    for name in [*BUNDLED, *COMPOSITIONS]:
         eid = env_id(name)
         if eid not in gym.registry:
             gym.register(id=eid, entry_point="gym_mcp.env.mcp:MCPEnv", kwargs={"server": name})

@@ -43,6 +43,14 @@ BUNDLED: dict[str, str] = {
     "travel_booking": "gym_mcp.servers.travel_booking",
     "food_delivery": "gym_mcp.servers.food_delivery",
     "filesystem": "gym_mcp.servers.filesystem",
+    "video_meeting": "gym_mcp.servers.video_meeting",
+    "iot_devices": "gym_mcp.servers.iot_devices",
+    "social_media": "gym_mcp.servers.social_media",
+    "maps": "gym_mcp.servers.maps",
+    "budget": "gym_mcp.servers.budget",
+    "vehicle": "gym_mcp.servers.vehicle",
+    "retail_chain": "gym_mcp.servers.retail_chain",
+    "marketplace": "gym_mcp.servers.marketplace",
 }
 """Bundled server name -> the module that holds its ``kit``."""
 

@@ -59,6 +59,8 @@ class ToolSpec:
         confirm: When a call needs the user's yes first (``"always"``, ``"amount >= 100"``), or None.
         pools: The entity pool of a parameter whose values do not come from its own name
             (``{"path": "text_file"}``); see `pool_of`.
+        part: In a composed environment, the part the tool belongs to (its name's prefix,
+            ``"bank"`` for ``bank.transfer_funds``); its parameters draw from that part's entities.
     """
 
     name: str
@@ -69,10 +71,15 @@ class ToolSpec:
     samples: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     confirm: str | None = None
     pools: Mapping[str, str] = field(default_factory=dict)
+    part: str = ""
 
     def pool_of(self, param: str) -> str:
-        """The entity pool a parameter draws from: the tool's declared pool, else its own name."""
-        return self.pools.get(param, param)
+        """The entity pool a parameter draws from: the tool's declared pool, else its own name.
+
+        In a composed environment the pool is the part's (``bank.account_id``).
+        """
+        pool = self.pools.get(param, param)
+        return f"{self.part}.{pool}" if self.part else pool
 
     def param_type(self, param: str) -> set[str]:
         """JSON types a parameter accepts."""
@@ -87,10 +94,17 @@ class ToolSpec:
         return types or {"string"}
 
 
-def tool_specs(tools: Sequence[Tool]) -> list[ToolSpec]:
-    """Read tool specs from a live server's tool list."""
+def tool_specs(tools: Sequence[Tool], parts: Iterable[str] = ()) -> list[ToolSpec]:
+    """Read tool specs from a live server's tool list.
+
+    Args:
+        tools: The tools as listed.
+        parts: In a composed environment, its parts' names (tools are named ``part.tool``).
+    """
+    names = set(parts)
     specs = []
     for tool in tools:
+        prefix = tool.name.split(".", 1)[0] if "." in tool.name else ""
         meta = tool.meta or {}
         schema = tool.input_schema or {}
         kind = meta.get("gym_mcp/kind")
@@ -108,6 +122,7 @@ def tool_specs(tools: Sequence[Tool]) -> list[ToolSpec]:
                 samples={k: tuple(v) for k, v in samples.items()},
                 confirm=meta.get("gym_mcp/confirm"),
                 pools=dict(meta.get("gym_mcp/pools") or {}),
+                part=prefix if prefix in names else "",
             )
         )
     return specs
@@ -154,6 +169,15 @@ class EntityPools:
                 counter[value] = refs.get(value, 0) + 1
 
     @classmethod
+    def of_parts(cls, parts: Mapping[str, EntityPools]) -> EntityPools:
+        """One composed environment's pools: each part's tables and columns under ``part.``."""
+        tables: dict[str, list[dict[str, Any]]] = {}
+        for name, pools in parts.items():
+            for table, rows in pools.rows.items():
+                tables[f"{name}.{table}"] = [{f"{name}.{k}": v for k, v in row.items()} for row in rows]
+        return cls(tables)
+
+    @classmethod
     def from_sqlite(cls, database: bytes | None) -> EntityPools:
         """Pools from an SQLite snapshot's tables (``id`` columns read as ``<table>_id``).
 
@@ -184,11 +208,15 @@ class EntityPools:
         return not any(self.columns.values())
 
     def column_for(self, param: str) -> str | None:
-        """The column key a parameter draws from: its own name, or its name minus prefixes."""
-        words = param.split("_")
+        """The column key a parameter draws from: its own name, or its name minus prefixes.
+
+        A part's name before a dot stays (``bank.from_account_id`` -> ``bank.account_id``).
+        """
+        part, dot, base = param.rpartition(".")
+        words = base.split("_")
         for i in range(len(words)):
-            key = "_".join(words[i:])
-            if key in self.columns and (i == 0 or "_" in key or key.endswith("id")):
+            key = part + dot + "_".join(words[i:])
+            if key in self.columns and (i == 0 or "_" in key[len(part + dot) :] or key.endswith("id")):
                 return key
         return None
 

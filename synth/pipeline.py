@@ -26,8 +26,8 @@ from typing import Any
 from gym_mcp.actions.schema import openai_tools
 from gym_mcp.env import MCPEnv
 from gym_mcp.errors import SynthError
-from gym_mcp.live import BundledSource, ServerSource
-from gym_mcp.state import DirectoryState, Snapshot
+from gym_mcp.live import BundledSource, ComposedSource, CompositionSource, ServerSource, bundled_source
+from gym_mcp.state import CompositeState, DirectoryState, Snapshot
 from gym_mcp.synth.config import IRRELEVANT_REQUESTS, SynthConfig, SynthResult
 from gym_mcp.synth.graph import EntityPools, ToolGraph, ToolSpec, cache_dir, kit_tools, schema_hash, shape, tool_specs
 from gym_mcp.synth.llm import ChatEndpoint
@@ -54,10 +54,28 @@ class _Chain:
 ProgressFn = Callable[[int, int], None]
 
 
+def _dig(output: Any, path: str) -> Any:
+    """The value at a dot-separated path of a decoded JSON output (None when absent)."""
+    for key in path.split("."):
+        if isinstance(output, Mapping) and key in output:
+            output = output[key]
+        elif isinstance(output, list) and key.isdigit() and int(key) < len(output):
+            output = output[int(key)]
+        else:
+            return None
+    return output
+
+
 def _entity_pools(source: ServerSource, snapshot: Snapshot) -> EntityPools:
-    """The entities arguments are drawn from: a database's tables, or a folder server's own view of its tree."""
+    """The entities arguments are drawn from: a database's tables, or a folder server's own view of its tree.
+
+    A composed environment's pools are its parts' pools, each under its part's name.
+    """
     from gym_mcp.servers import DirectoryKit
 
+    if isinstance(source, ComposedSource):
+        parts = CompositeState.unpack(snapshot)
+        return EntityPools.of_parts({name: _entity_pools(src, parts[name]) for name, src in source.parts.items()})
     if isinstance(source, BundledSource) and isinstance(source.kit, DirectoryKit):
         with tempfile.TemporaryDirectory(prefix="gym-mcp-synth-") as tmp:
             root = Path(tmp) / "root"
@@ -89,7 +107,8 @@ class _Synthesizer:
         self.rejects: Counter[str] = Counter()
         self.repaired = 0
         self.timings: Counter[str] = Counter()
-        self.specs = [s for s in tool_specs(self.env.core.live.tools if self.env.core.live else [])]
+        parts = list(source.parts) if isinstance(source, ComposedSource) else []
+        self.specs = tool_specs(self.env.core.live.tools if self.env.core.live else [], parts=parts)
         self.by_name = {s.name: s for s in self.specs}
         self.usable = [s for s in self.specs if s.intent]
         if not any(s.write for s in self.usable):
@@ -98,11 +117,21 @@ class _Synthesizer:
             )
         snapshot = source.initial_snapshot(config.data_seed)
         self.pools = _entity_pools(source, snapshot)
-        if self.pools.empty and snapshot.kind in ("sqlite", "directory"):
+        if self.pools.empty and snapshot.kind in ("sqlite", "directory", "composite"):
             raise SynthError(f"{server}: the seed state (data seed {config.data_seed}) holds no entities")
         self.base_task = Task(id="synth", server=server, instruction="synth", initial_state={"seed": config.data_seed})
         self.fp0 = ""
+        # A composition's bridges: values that flow from one part's output into another's call.
+        self.bridges = [
+            b
+            for b in (source.composition.bridges if isinstance(source, CompositionSource) else ())
+            if b.source in self.by_name and b.target in self.by_name and self.by_name[b.target].intent
+        ]
         self.graph = self._graph()
+        for b in self.bridges:
+            params = self.graph.explicit.setdefault((b.source, b.target), [])
+            if b.param not in params:
+                params.append(b.param)
         self.used: Counter[str] = Counter()
 
     # -- graph -------------------------------------------------------------------------------
@@ -148,10 +177,25 @@ class _Synthesizer:
 
     # -- argument filling ------------------------------------------------------------------------
 
-    def _pool_value(self, spec: ToolSpec, param: str, rng: random.Random) -> Any:
-        pool = self.pools.candidates(spec.pool_of(param))
+    def _pool_value(self, spec: ToolSpec, param: str, rng: random.Random, affine: frozenset[Any] = frozenset()) -> Any:
+        """A value from the parameter's pool; with ``affine`` ids, one whose row holds one of them.
+
+        A bridge's target call is about the same people as its source: after the shop's order of
+        CUS-1029, the bank account drawn is one of CUS-1029's (the parts are aligned on them).
+        """
+        key = spec.pool_of(param)
+        pool = self.pools.candidates(key)
         types = spec.param_type(param)
         values = [v for v in pool if fits(v, types)]
+        column = self.pools.column_for(key) if affine else None
+        if column is not None:
+            near = {
+                row[column]
+                for rows in self.pools.rows.values()
+                for row in rows
+                if row.get(column) is not None and any(v in affine for k, v in row.items() if k != column)
+            }
+            values = [v for v in values if v in near] or values
         if not values:
             return MISSING
         weights = [pool[v] for v in values]
@@ -160,9 +204,24 @@ class _Synthesizer:
     def _fill(
         self, spec: ToolSpec, rng: random.Random, outputs: Sequence[Any], earlier: Mapping[str, Any]
     ) -> tuple[dict[str, Any], dict[str, str]] | None:
-        """Arguments for one call, and the parameters that refer to an earlier output."""
+        """Arguments for one call, and the parameters that refer to an earlier output.
+
+        ``earlier`` maps the chain's earlier tools to their (decoded) outputs: a composition's
+        bridge into this tool takes its parameter from there (an order's total as an amount).
+        """
         args: dict[str, Any] = {}
         refs: dict[str, str] = {}
+        affine: frozenset[Any] = frozenset()
+        for bridge in self.bridges:
+            if bridge.target == spec.name and bridge.source in earlier and bridge.param not in args:
+                carried = _dig(earlier[bridge.source], bridge.field)
+                types = spec.param_type(bridge.param)
+                if carried is not None and not fits(carried, types) and "array" in types:
+                    carried = [carried]  # one recipient where a list of them is taken
+                if carried is not None and (fits(carried, types) or isinstance(carried, list)):
+                    args[bridge.param] = carried
+                    refs[bridge.param] = bridge.phrase or f"that {noun(bridge.field.rsplit('.', 1)[-1])}"
+                    affine = frozenset(v for v in leaves(earlier[bridge.source]) if shape(v))
         template = spec.intent or ""
         ids = [
             p
@@ -178,6 +237,8 @@ class _Synthesizer:
             if names and rng.random() < self.config.optional_rate:
                 chosen.update(names)
         for param, schema in spec.properties.items():
+            if param in args:
+                continue
             if param in joint and fits(joint[param], spec.param_type(param)):
                 args[param] = joint[param]
                 continue
@@ -193,7 +254,7 @@ class _Synthesizer:
             if spec.samples.get(param):
                 value = rng.choice(spec.samples[param])
             if value is MISSING:
-                value = self._pool_value(spec, param, rng)
+                value = self._pool_value(spec, param, rng, affine)
             if value is MISSING and isinstance(schema.get("enum"), list):
                 value = rng.choice(schema["enum"])
             if value is MISSING:
@@ -257,11 +318,20 @@ class _Synthesizer:
         names: list[str] = []
         entities: set[str] = set()
         call_refs: list[set[str]] = []
+        earlier: dict[str, Any] = {}
         refs = 0
         write_at = rng.randrange(length)  # at least one write, here
+        plan: list[str] = []
+        if self.bridges and rng.random() < 0.6:  # a composition: start with a value crossing servers
+            bridge = rng.choice(self.bridges)
+            plan = [bridge.source, bridge.target]
+            target_writes = self.by_name[bridge.target].write
+            length = max(length, 2 if target_writes else 3)
+            write_at = 1 if target_writes else rng.randrange(2, length)
         for i in range(length):
-            spec = self._pick_tool(rng, names, want_write=(i == write_at))
-            filled = self._fill(spec, rng, outputs, {})
+            planned = i < len(plan)
+            spec = self.by_name[plan[i]] if planned else self._pick_tool(rng, names, want_write=(i == write_at))
+            filled = self._fill(spec, rng, outputs, earlier)
             if filled is None:
                 return "no value for a required parameter"
             args, ref_params = filled
@@ -286,6 +356,7 @@ class _Synthesizer:
             calls.append({"name": spec.name, "arguments": args})
             sentences.append(sentence)
             outputs.append(decode(obs))
+            earlier[spec.name] = outputs[-1]
             texts.append(obs)
             names.append(spec.name)
             call_refs.append(set(ref_params))
@@ -314,8 +385,9 @@ class _Synthesizer:
 
             pool: list[dict[str, Any]] = []
             own = set(self.by_name)
+            mine = set(self.source.composition.parts.values()) if isinstance(self.source, CompositionSource) else set()
             for other in sorted(BUNDLED):
-                if other == self.server:
+                if other == self.server or other in mine:
                     continue
                 kit = get_kit(other)
                 for info in kit.tools.values():
@@ -729,7 +801,7 @@ def synthesize(
             chains survive.
     """
     config = config or SynthConfig()
-    source = BundledSource(server) if isinstance(server, str) else server
+    source = bundled_source(server) if isinstance(server, str) else server
     name = server if isinstance(server, str) else source.name
     synth = _Synthesizer(name, source, config, progress, llm)
     try:

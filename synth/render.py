@@ -20,6 +20,7 @@ __all__ = ["format_value", "is_traceable", "noun", "render", "render_chain", "va
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _SEGMENT = re.compile(r"\[([^\[\]]*)\]")
+_UNITS = "C|F|degrees|km|miles|%|percent|minutes|hours|kWh|liters|litres"
 
 
 def render(template: str, arguments: Mapping[str, Any], refs: Mapping[str, str] | None = None) -> str | None:
@@ -32,6 +33,11 @@ def render(template: str, arguments: Mapping[str, Any], refs: Mapping[str, str] 
     """
     refs = refs or {}
     for name, phrase in refs.items():
+        # "pay that total", not "$that total"; "set the topic to that title", not "to 'that title'"
+        for quoted in ("${%s}", "'{%s}'", '"{%s}"'):
+            template = template.replace(quoted % name, "{" + name + "}")
+        # "after that distance", not "after that distance km": the phrase names the quantity
+        template = re.sub(rf"\{{{name}\}}\s*(?:{_UNITS})\b", "{" + name + "}", template)
         # "account {account_id}" + "that account" reads "that account", not "account that account"
         last = phrase.split()[-1]
         template = re.sub(rf"\b{re.escape(last)}\s+\{{{name}\}}", phrase.replace("\\", "\\\\"), template)

@@ -50,9 +50,8 @@ def _remove(args: argparse.Namespace) -> int:
 
 
 def _add(args: argparse.Namespace) -> int:
-    from gym_mcp.live.spec import env_name, load_spec, specs_dir
-
     from gym_mcp import env_id
+    from gym_mcp.live.spec import env_name, load_spec, specs_dir
     from gym_mcp.servers import BUNDLED
 
     spec = load_spec(args.spec)

@@ -40,21 +40,16 @@ def register(sub: Any) -> None:
 
 def _synth(args: argparse.Namespace) -> int:
     from gym_mcp.live.server import ServerSource
-    from gym_mcp.live.sources import BundledSource
+    from gym_mcp.live.sources import bundled_source
     from gym_mcp.live.spec import load_spec
     from gym_mcp.progress import progress_bar
-    from gym_mcp.servers import get_kit
     from gym_mcp.synth.llm import ChatEndpoint
     from gym_mcp.synth.pipeline import SynthConfig, synthesize, write_outputs
 
     if bool(args.server) == bool(args.spec):
         raise ConfigError("give a bundled server name or --spec FILE (one of them)")
-    source: ServerSource
-    if args.spec:
-        source = load_spec(args.spec).source()
-    else:
-        get_kit(args.server)  # an unknown name fails here, before anything runs
-        source = BundledSource(args.server)
+    # an unknown server name fails here, before anything runs
+    source: ServerSource = load_spec(args.spec).source() if args.spec else bundled_source(args.server)
     config = (SynthConfig.dialogue if args.dialogue else SynthConfig)(
         n=args.n,
         seed=args.seed,

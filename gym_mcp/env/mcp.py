@@ -24,7 +24,7 @@ from gym_mcp.errors import StateError, TaskError
 from gym_mcp.live.pool import ServerPool
 from gym_mcp.live.runner import run_sync
 from gym_mcp.live.server import LiveServer, ServerSource, Transport
-from gym_mcp.live.sources import BundledSource
+from gym_mcp.live.sources import bundled_source
 from gym_mcp.rewards.episode import Episode, RewardFn
 from gym_mcp.rewards.outcome import completion, state_match
 from gym_mcp.state.base import StateBackend
@@ -362,7 +362,8 @@ class MCPEnv(SyncEnv[AsyncMCPEnv]):
     tags, bare JSON, ...). Text without a call is the final answer and ends the episode.
 
     Args:
-        server: A bundled server name (``"banking"``, ...) or a `ServerSource`.
+        server: A bundled server name (``"banking"``, ...), a named composition of them
+            (``"shop_bank"``, see `gym_mcp.servers.compositions`) or a `ServerSource`.
         transport: ``"inprocess"``, ``"stdio"`` or ``"http"`` for bundled servers.
         tasks: A JSONL path, or `Task`s; None for a free-play task.
         max_steps: Steps before truncation.
@@ -400,7 +401,7 @@ class MCPEnv(SyncEnv[AsyncMCPEnv]):
         max_user_turns: int = 10,
         max_steps_per_turn: int = 10,
     ) -> None:
-        source = server if isinstance(server, ServerSource) else BundledSource(server, transport)
+        source = server if isinstance(server, ServerSource) else bundled_source(server, transport)
         config = EnvConfig(
             max_steps=max_steps,
             call_timeout=call_timeout,

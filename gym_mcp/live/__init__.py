@@ -15,13 +15,14 @@ from gym_mcp.live.connection import Launch, LiveConnection, ToolResult, free_por
 from gym_mcp.live.pool import ServerPool, get_pool
 from gym_mcp.live.runner import run_sync
 from gym_mcp.live.server import TRANSPORTS, LivePart, LiveServer, ServerSource, Transport
-from gym_mcp.live.sources import BundledSource, ComposedSource, ExternalSource
+from gym_mcp.live.sources import BundledSource, ComposedSource, CompositionSource, ExternalSource, bundled_source
 from gym_mcp.live.spec import ServerSpec, load_spec
 
 __all__ = [
     "TRANSPORTS",
     "BundledSource",
     "ComposedSource",
+    "CompositionSource",
     "ExternalSource",
     "Launch",
     "LiveConnection",
@@ -32,6 +33,7 @@ __all__ = [
     "ServerSpec",
     "ToolResult",
     "Transport",
+    "bundled_source",
     "free_port",
     "get_pool",
     "load_spec",

@@ -23,7 +23,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from gym_mcp.errors import ConfigError, TaskError
+from gym_mcp.errors import ConfigError, TaskError, UnknownServerError
 from gym_mcp.live.connection import Launch, LiveConnection
 from gym_mcp.live.sandbox import bwrap_command, check_bwrap, sandbox_name
 from gym_mcp.live.scratch import make_scratch, remove_scratch
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from gym_mcp.servers import DirectoryKit, Kit
     from gym_mcp.servers.kit import ServerKit
 
-__all__ = ["BundledSource", "ComposedSource", "ExternalSource"]
+__all__ = ["BundledSource", "ComposedSource", "CompositionSource", "ExternalSource", "bundled_source"]
 
 
 _seed_cache: dict[tuple[str, int], Snapshot] = {}
@@ -431,3 +431,71 @@ class ComposedSource(ServerSource):
         state = CompositeState({name: live.state for name, live in launched})
         workdirs = [live.workdir for _, live in launched if live.workdir is not None]
         return LiveServer(parts, state, self.key, None, namespaced=True, extra_workdirs=workdirs)
+
+
+class CompositionSource(ComposedSource):
+    """A named composition of bundled servers (see `gym_mcp.servers.compositions`).
+
+    Its parts are seeded as each server seeds itself, then aligned so the people are the same
+    in every part; the packed result is the composition's initial state for that seed.
+
+    Args:
+        name: The composition's name, e.g. ``"shop_bank"``.
+        transport: Transport of every part.
+    """
+
+    def __init__(self, name: str, transport: Transport = "inprocess") -> None:
+        from gym_mcp.servers.compositions import get_composition
+
+        self.composition = get_composition(name)
+        super().__init__(dict(self.composition.parts), transport=transport)
+        self.name = name
+
+    @property
+    def key(self) -> Hashable:
+        """The composition's name and its parts' keys."""
+        return ("composition", self.name, super().key)
+
+    def initial_snapshot(self, seed: int) -> Snapshot:
+        """Every part seeded with ``seed``, then aligned on the shared people (cached per process)."""
+        with _seed_lock:
+            snap = _seed_cache.get((f"composition:{self.name}", seed))
+        if snap is not None:
+            return snap
+        parts = {name: src.initial_snapshot(seed) for name, src in self.parts.items()}
+        align = self.composition.align
+        if align is not None:
+            conns = {}
+            try:
+                for name, part in parts.items():
+                    conn = sqlite3.connect(":memory:")
+                    conn.deserialize(part.data)
+                    conns[name] = conn
+                align(conns)
+                parts = {name: Snapshot.of(SQLiteState.kind, conn.serialize()) for name, conn in conns.items()}
+            finally:
+                for conn in conns.values():
+                    conn.close()
+        snap = CompositeState.pack(parts)
+        with _seed_lock:
+            _seed_cache[(f"composition:{self.name}", seed)] = snap
+        return snap
+
+
+def bundled_source(name: str, transport: Transport = "inprocess") -> BundledSource | CompositionSource:
+    """The source of a bundled server or of a named composition of them, by name.
+
+    Raises:
+        UnknownServerError: The name is neither.
+    """
+    from gym_mcp.servers import BUNDLED
+    from gym_mcp.servers.compositions import COMPOSITIONS
+
+    if name in COMPOSITIONS and name not in BUNDLED:
+        return CompositionSource(name, transport)
+    if name not in BUNDLED:
+        raise UnknownServerError(
+            f"unknown server {name!r}; bundled servers: {', '.join(sorted(BUNDLED))}; "
+            f"compositions: {', '.join(sorted(COMPOSITIONS))}"
+        )
+    return BundledSource(name, transport)

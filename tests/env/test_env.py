@@ -278,7 +278,9 @@ def test_episode_snapshot_restore_and_fork() -> None:
 def test_unknown_server_and_bad_options_raise_clear_errors() -> None:
     from gym_mcp.errors import ConfigError, UnknownServerError
 
-    with pytest.raises(UnknownServerError, match="bundled servers: banking, calendar, crm, "):
+    with pytest.raises(
+        UnknownServerError, match=r"bundled servers: banking, budget, calendar, crm, .*; compositions: food_payments, "
+    ):
         MCPEnv("nope")
     with pytest.raises(ConfigError, match="unknown transport"):
         MCPEnv("banking", transport="carrier-pigeon")  # type: ignore[arg-type]

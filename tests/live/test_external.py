@@ -353,7 +353,9 @@ def test_cli_envs_add_list_remove_and_registration(fs_spec: Path, tmp_path: Path
         [*cli, "envs", "remove", "npm-filesystem"], env=env, capture_output=True, text=True, check=False
     )
     assert removed.returncode == 0
-    assert "npm-filesystem" not in subprocess.run([*cli, "envs", "list"], env=env, capture_output=True, text=True).stdout
+    assert (
+        "npm-filesystem" not in subprocess.run([*cli, "envs", "list"], env=env, capture_output=True, text=True).stdout
+    )
 
 
 def test_external_env_needs_exactly_one_server_description() -> None:

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 import gym_mcp
 from gym_mcp import BundledSource, load_tasks
 from gym_mcp.servers import BUNDLED
+from gym_mcp.servers.compositions import COMPOSITIONS
 from gym_mcp.servers.kit import ServerKit
 from gym_mcp.synth import SynthConfig, SynthError, synthesize, write_outputs
 from gym_mcp.synth.render import format_value, is_traceable, render, render_chain
@@ -249,7 +250,8 @@ def test_cli_errors_leave_no_partial_file(tmp_path: Path) -> None:
     assert ran.returncode == 1
     assert (
         ran.stderr.strip().splitlines()[-1]
-        == f"gym-mcp: error: unknown server 'nope'; bundled servers: {', '.join(sorted(BUNDLED))}"
+        == f"gym-mcp: error: unknown server 'nope'; bundled servers: {', '.join(sorted(BUNDLED))}; "
+        f"compositions: {', '.join(sorted(COMPOSITIONS))}"
     )
     assert not out.exists()
     # a third-party server (here the test counter server, whose tools have no intent templates)

@@ -1,0 +1,5 @@
+"""Run the social media server: ``python -m gym_mcp.servers.social_media [--transport http] [--seed N]``."""
+
+from gym_mcp.servers.social_media import kit
+
+raise SystemExit(kit.main())
