@@ -621,6 +621,7 @@ class _Synthesizer:
         attempts = 0
         pending: str | None = None
         misses = 0
+        replay_time = 0.0
         while len(kept) < n_chains and attempts < cfg.n * cfg.max_attempts:
             attempts += 1
             rng = random.Random(self.rng.random())
@@ -641,6 +642,13 @@ class _Synthesizer:
             if task is None:
                 self.rejects["chain does not fit the variant"] += 1
                 continue
+            # Verified now, so a task the replay drops is replaced by another chain: n stays n.
+            t0 = time.perf_counter()
+            verified = self._replay_and_finish([task])
+            replay_time += time.perf_counter() - t0
+            if not verified:
+                continue
+            task = verified[0]
             for tok in tokens:
                 tokens_index.setdefault(tok, []).append(len(token_sets))
             token_sets.append(tokens)
@@ -655,14 +663,13 @@ class _Synthesizer:
                 f"(rejections: {dict(self.rejects.most_common(5))})"
             )
         requests = self.rng.sample(IRRELEVANT_REQUESTS, n_irrelevant)
-        for request in requests:
-            kept.append(self._irrelevant(len(kept), request))
-            if self.progress:
-                self.progress(len(kept), cfg.n)
-        gen_time = time.perf_counter() - start
+        irrelevant = [self._irrelevant(len(kept) + i, request) for i, request in enumerate(requests)]
         t0 = time.perf_counter()
-        tasks = self._replay_and_finish(kept)
-        replay_time = time.perf_counter() - t0
+        tasks = kept + self._replay_and_finish(irrelevant)
+        replay_time += time.perf_counter() - t0
+        if self.progress:
+            self.progress(len(tasks), cfg.n)
+        gen_time = time.perf_counter() - start - replay_time
         tasks = self._split(tasks)
         stats = self._stats(tasks, attempts, gen_time, replay_time)
         return SynthResult(tasks, stats)

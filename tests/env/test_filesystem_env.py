@@ -69,7 +69,7 @@ def test_escapes_are_refused_and_reset_undoes_every_write(env: Any, tmp_path: Pa
         call("extract_archive", path="archives/backup-2025-01.zip", destination=f"{up}/unzipped"),
     ]
     assert all(obs.startswith("Error") for obs in refused), refused
-    assert "secret" not in " ".join(refused).replace("secret.txt", "")
+    assert "do not read me" not in " ".join(refused)  # the secret's content never came back
 
     # A link that points out, planted behind the agent's back: following it is refused too.
     os.symlink(outside, root / "docs" / "shortcut")
