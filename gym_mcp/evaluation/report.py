@@ -146,6 +146,9 @@ def _plot(result: EvalResult, path: Path) -> Path | None:
         import matplotlib.pyplot as plt
     except ImportError:
         return None
+    envs_seen = list(dict.fromkeys(e for envs in result.metrics.values() for e in envs))
+    if len(envs_seen) * len(result.metrics) > 12:  # many environments: one row each, a bar per policy
+        return _plot_rows(result, envs_seen, path, plt)
     labels, success, reward = [], [], []
     for policy, envs in result.metrics.items():
         for env_id, m in envs.items():
@@ -160,6 +163,32 @@ def _plot(result: EvalResult, path: Path) -> Path | None:
     ax.set_ylim(min(0.0, *reward) - 0.05, 1.05)
     ax.legend()
     ax.set_title("gym-mcp eval")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def _plot_rows(result: EvalResult, env_ids: list[str], path: Path, plt: Any) -> Path:
+    """Success rate per environment (rows) and policy (bars in a row): readable for a whole suite."""
+    policies = list(result.metrics)
+    height = 0.8 / len(policies)
+    fig, ax = plt.subplots(figsize=(8, max(3.0, 0.32 * len(env_ids) * max(1, len(policies) / 2) + 1)))
+    colors = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860"]
+    for i, policy in enumerate(policies):
+        rates = []
+        for env_id in env_ids:
+            m = result.metrics[policy].get(env_id)
+            rates.append(math.nan if m is None or m["success_rate"] is None else m["success_rate"])
+        ys = [y + (i - (len(policies) - 1) / 2) * height for y in range(len(env_ids))]
+        bars = ax.barh(ys, rates, height=height, label=policy, color=colors[i % len(colors)])
+        ax.bar_label(bars, labels=["" if math.isnan(r) else f"{r:.0%}" for r in rates], fontsize=6, padding=2)
+    ax.set_yticks(list(range(len(env_ids))), [e.split("/")[-1] for e in env_ids], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1.12)
+    ax.set_xlabel("success rate")
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(policies), fontsize=8, frameon=False)
+    ax.set_title("gym-mcp eval", pad=22)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)

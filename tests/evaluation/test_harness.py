@@ -211,3 +211,20 @@ def test_openai_policy_retries_and_sends_tools() -> None:
         server.shutdown()
     with pytest.raises(EndpointError, match="unreachable"):
         OpenAIPolicy("http://127.0.0.1:9/v1").check()
+
+
+def test_a_whole_suite_plots_one_row_per_environment(tmp_path: Path) -> None:
+    import matplotlib.image
+
+    from gym_mcp.evaluation.harness import EvalResult
+    from gym_mcp.evaluation.report import _plot
+
+    envs = [f"gym_mcp/Server{i}-v0" for i in range(25)]
+    metrics = {
+        "reference": {e: {"success_rate": 1.0, "mean_reward": 1.0} for e in envs},
+        "random": {e: {"success_rate": 0.0 if i else None, "mean_reward": 0.05} for i, e in enumerate(envs)},
+    }
+    path = _plot(EvalResult(episodes=[], metrics=metrics), tmp_path / "suite.png")
+    assert path is not None
+    height, width, _ = matplotlib.image.imread(path).shape
+    assert height > width  # rows, not 50 bars side by side
