@@ -58,6 +58,12 @@ def register(sub: Any) -> None:
         help="a simulated user: scripted, or openai:URL[@MODEL] (an LLM user); each failure is attributed to it "
         "or to the agent",
     )
+    ev.add_argument(
+        "--perturb",
+        default=None,
+        metavar="MIX",
+        help="also run every episode under a perturbation mix (transient) and report it beside the clean one",
+    )
     ev.add_argument("-o", "--output", default="runs/eval", help="output folder (results.json/.md/.png)")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
     ev.set_defaults(run=_eval)
@@ -116,8 +122,19 @@ def _eval(args: argparse.Namespace) -> int:
                 "grounded": CompositeReward.grounded,
             }[args.reward]()
     config = EvalConfig(k=args.k, concurrency=args.concurrency, seed=args.seed, max_steps=max_steps)
+    perturbed = None
+    if args.perturb is not None:  # an unknown mix fails here, before any episode
+        perturbed = EvalConfig(
+            k=args.k, concurrency=args.concurrency, seed=args.seed, max_steps=max_steps, perturb=args.perturb
+        )
     progress = None if args.quiet else progress_bar("evaluating", "episodes")
     result = evaluate(runs, policies, config, env_kwargs=env_kwargs, progress=progress)
+    if perturbed is not None:  # the same episodes under the mix, as policies "NAME [MIX]" beside the clean ones
+        extra = evaluate(runs, policies, perturbed, env_kwargs=env_kwargs, progress=progress)
+        for episode in extra.episodes:
+            episode["policy"] = f"{episode['policy']} [{args.perturb}]"
+        result.episodes.extend(extra.episodes)
+        result.metrics.update({f"{name} [{args.perturb}]": m for name, m in extra.metrics.items()})
     files = write_report(result, args.output, config)
     notes: dict[str, str] = {}
     for policy, envs in result.metrics.items():

@@ -33,6 +33,7 @@ from gym_mcp.rewards.episode import CallRecord, Episode, RewardFn, UserTurn
 from gym_mcp.state.base import Snapshot
 from gym_mcp.tasks import Task
 from gym_mcp.users import FALLBACK, User, UserReply, UserView
+from gym_mcp.wrappers.perturb import CallHook
 
 __all__ = ["EpisodeCore", "EpisodeSnapshot", "reward_terms"]
 
@@ -84,6 +85,7 @@ class EpisodeCore(ABC):
         self._pool = pool
         self.user = user
         self.live: LiveServer | None = None
+        self.call_hook: CallHook | None = None  # set by the Perturb wrapper
         self.np_random: np.random.Generator = seeding.np_random(None)[0]
         self._new_episode()
 

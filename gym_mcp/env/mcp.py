@@ -21,6 +21,7 @@ from gym_mcp.env.config import EnvConfig, TaskSource, coerce_tasks
 from gym_mcp.env.core import OVER, EpisodeCore, EpisodeSnapshot, reward_terms
 from gym_mcp.env.sync import SyncEnv
 from gym_mcp.errors import StateError, TaskError
+from gym_mcp.live.connection import ToolResult
 from gym_mcp.live.pool import ServerPool
 from gym_mcp.live.runner import run_sync
 from gym_mcp.live.server import LiveServer, ServerSource, Transport
@@ -288,6 +289,11 @@ class AsyncMCPEnv(EpisodeCore):
         if problem:
             return self._invalid(call, f"Error: {call.name}: {problem}", known_name=True)
         live = self._require_live()
+        hook = self.call_hook
+        if hook is not None:  # a perturbation may answer in the server's place (the call is not sent)
+            injected = hook.before_call(call.name, call.arguments)
+            if injected is not None:
+                return self._record_result(call, ToolResult(injected, is_error=True), injected)
         # A call the agent is told failed must leave no write behind, whatever the server did
         # (wrote and then refused, died after committing, timed out half-way): keep the state
         # from before the call and put it back after any error. Tools that say they only read
@@ -307,6 +313,8 @@ class AsyncMCPEnv(EpisodeCore):
         output = self._clip_output(result.text)
         if result.is_error and not output.startswith("Error"):
             output = f"Error: {output}"
+        if hook is not None:
+            output = hook.after_call(call.name, call.arguments, output, result.is_error)
         return self._record_result(call, result, output)
 
     def _clip_output(self, text: str) -> str:

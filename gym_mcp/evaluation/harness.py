@@ -21,6 +21,7 @@ are always scorable.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import threading
@@ -36,6 +37,7 @@ from gym_mcp.errors import ConfigError
 from gym_mcp.policies.base import Policy
 from gym_mcp.rewards.prove import efficiency_budget
 from gym_mcp.tasks import Task, load_tasks
+from gym_mcp.wrappers.perturb import Perturb, mix
 
 __all__ = ["EvalConfig", "EvalResult", "evaluate", "failed_by", "pass_hat_k"]
 
@@ -49,16 +51,21 @@ class EvalConfig:
         concurrency: Episodes played at once.
         seed: Base seed (episode seeds derive from it, the task and the trial).
         max_steps: Steps per episode.
+        perturb: A named perturbation mix applied to every episode (see
+            `gym_mcp.wrappers.perturb.MIXES`), or None for clean episodes.
     """
 
     k: int = 1
     concurrency: int = 1
     seed: int = 0
     max_steps: int = 20
+    perturb: str | None = None
 
     def __post_init__(self) -> None:
         if self.k < 1 or self.concurrency < 1 or self.max_steps < 1:
             raise ConfigError("k, concurrency and max_steps must be at least 1")
+        if self.perturb is not None:
+            mix(self.perturb)  # an unknown name fails now, not in the first episode
 
 
 @dataclass
@@ -88,7 +95,9 @@ def pass_hat_k(successes: int, trials: int, k: int) -> float:
 
 
 def _episode_seed(seed: int, task_id: str, trial: int) -> int:
-    return int.from_bytes(f"{seed}:{task_id}:{trial}".encode()[:8].ljust(8, b"\0"), "little") % (2**31)
+    """A seed per episode from the base seed, the task and the trial (all of the task id counts)."""
+    digest = hashlib.sha256(f"{seed}:{task_id}:{trial}".encode()).digest()
+    return int.from_bytes(digest[:8], "little") % (2**31)
 
 
 def _play(
@@ -101,6 +110,8 @@ def _play(
     tasks: Sequence[Task],
 ) -> dict[str, Any]:
     env = gym.make(env_id, tasks=list(tasks), max_steps=cfg.max_steps, **env_kwargs)
+    if cfg.perturb is not None:
+        env = Perturb(env, mix(cfg.perturb))
     try:
         seed = _episode_seed(cfg.seed, task.id, trial)
         obs, info = env.reset(seed=seed, options={"task_id": task.id})
@@ -140,6 +151,7 @@ def _play(
             "messages": info["messages"],
             "user": info.get("user"),
             "failed_by": failed_by(info, terms) if scorable else None,
+            "perturbations": list(info.get("perturbations", [])),
         }
     finally:
         env.close()

@@ -8,12 +8,16 @@ from typing import Any
 
 from gym_mcp.policies.base import Policy
 from gym_mcp.tasks import Task
+from gym_mcp.wrappers.perturb import TRANSIENT_MARKER
 
 __all__ = ["NoopPolicy", "RandomPolicy", "ReferencePolicy", "ScriptedPolicy"]
 
 
 class ReferencePolicy(Policy):
     """Replays the task's reference calls one per step, then gives a final answer.
+
+    A call that failed transiently (an error that says ``(transient)``: a rate limit, a 503) is
+    sent again, as a careful agent would.
 
     With a simulated user (``info["user"]`` present) and a dialogue task, it plays the task's
     reference dialogue instead: its calls and its messages to the user, one per step.
@@ -34,6 +38,7 @@ class ReferencePolicy(Policy):
         turns = task.metadata.get("reference_turns")
         self._turns = [list(t) for t in turns] if turns is not None and "turn" in info else None
         self._turn, self._sent = -1, False
+        self._last: Any = None
 
     def act(self, observation: str, info: Mapping[str, Any]) -> Any:
         """The next reference call (or turn of calls), or the reply."""
@@ -45,7 +50,10 @@ class ReferencePolicy(Policy):
                 self._sent = True
                 return [dict(c) for c in self._turns[turn]]
             return "Done."
-        return self._queue.pop(0) if self._queue else self._answer
+        if self._last is not None and observation.startswith("Error") and TRANSIENT_MARKER in observation:
+            return self._last  # a careful agent retries a call that failed transiently
+        self._last = self._queue.pop(0) if self._queue else None
+        return self._last if self._last is not None else self._answer
 
 
 class NoopPolicy(Policy):
