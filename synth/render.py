@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gym_mcp.tasks.dialogue import format_value, noun
 
-__all__ = ["format_value", "is_traceable", "noun", "render", "render_chain", "values_in"]
+__all__ = ["format_value", "is_traceable", "noun", "render", "render_chain"]
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _SEGMENT = re.compile(r"\[([^\[\]]*)\]")
@@ -70,18 +70,6 @@ def render_chain(sentences: Sequence[str]) -> str:
     for part in parts[1:]:
         out += ", then " + (part[0].lower() + part[1:] if part[:2] != part[:2].upper() else part)
     return out + "."
-
-
-def values_in(obj: Any) -> Iterable[Any]:
-    """Leaf values of a JSON-like object."""
-    if isinstance(obj, Mapping):
-        for v in obj.values():
-            yield from values_in(v)
-    elif isinstance(obj, list | tuple):
-        for v in obj:
-            yield from values_in(v)
-    else:
-        yield obj
 
 
 def is_traceable(value: Any, instruction: str, outputs: Sequence[str]) -> bool:

@@ -126,6 +126,22 @@ def bank_task(task_id: str, instruction: str, calls: Any, fingerprint: str | Non
     )
 
 
+def replayed_bank_task(task_id: str, instruction: str, calls: Any) -> Task:
+    """A banking task whose expected fingerprint is the state ``calls`` give on a fresh environment."""
+    import gymnasium as gym
+
+    env = gym.make("gym_mcp/Banking-v0")
+    try:
+        env.reset(seed=0)
+        for call in calls:
+            obs, *_ = env.step(call)
+            assert not str(obs).startswith("Error"), obs
+        fingerprint = env.unwrapped.state.fingerprint()  # type: ignore[attr-defined]
+    finally:
+        env.close()
+    return bank_task(task_id, instruction, calls, fingerprint)
+
+
 def http_flags(port: int | str, db: str) -> list[str]:
     """The flags that serve a bundled server over HTTP on ``port`` with database URL ``db``."""
     return ["--transport", "http", "--port", str(port), "--db", db]

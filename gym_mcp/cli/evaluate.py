@@ -62,7 +62,8 @@ def register(sub: Any) -> None:
         "--perturb",
         default=None,
         metavar="MIX",
-        help="also run every episode under a perturbation mix (transient) and report it beside the clean one",
+        help="also run every episode under a perturbation mix (transient, static, transition, all, one family, "
+        "or a .toml file) and report it beside the clean one, per family and kind",
     )
     ev.add_argument("-o", "--output", default="runs/eval", help="output folder (results.json/.md/.png)")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -122,8 +123,11 @@ def _eval(args: argparse.Namespace) -> int:
                 "grounded": CompositeReward.grounded,
             }[args.reward]()
     config = EvalConfig(k=args.k, concurrency=args.concurrency, seed=args.seed, max_steps=max_steps)
-    perturbed = None
+    perturbed, label = None, ""
     if args.perturb is not None:  # an unknown mix fails here, before any episode
+        from gym_mcp.wrappers import mix
+
+        label = mix(args.perturb).name
         perturbed = EvalConfig(
             k=args.k, concurrency=args.concurrency, seed=args.seed, max_steps=max_steps, perturb=args.perturb
         )
@@ -132,9 +136,9 @@ def _eval(args: argparse.Namespace) -> int:
     if perturbed is not None:  # the same episodes under the mix, as policies "NAME [MIX]" beside the clean ones
         extra = evaluate(runs, policies, perturbed, env_kwargs=env_kwargs, progress=progress)
         for episode in extra.episodes:
-            episode["policy"] = f"{episode['policy']} [{args.perturb}]"
+            episode["policy"] = f"{episode['policy']} [{label}]"
         result.episodes.extend(extra.episodes)
-        result.metrics.update({f"{name} [{args.perturb}]": m for name, m in extra.metrics.items()})
+        result.metrics.update({f"{name} [{label}]": m for name, m in extra.metrics.items()})
     files = write_report(result, args.output, config)
     notes: dict[str, str] = {}
     for policy, envs in result.metrics.items():

@@ -120,10 +120,11 @@ class AsyncMCPEnv(EpisodeCore):
     def tools(self) -> list[dict[str, Any]]:
         """The agent's tools in OpenAI function format (with the task's distractor tools, if any)."""
         extra = self.task.metadata.get("distractor_tools") or []
-        if not extra:
-            return list(self._openai_tools)
-        names = {t["function"]["name"] for t in self._openai_tools}
-        return [*self._openai_tools, *(t for t in extra if t.get("function", {}).get("name") not in names)]
+        tools = list(self._openai_tools)
+        if extra:
+            names = {t["function"]["name"] for t in self._openai_tools}
+            tools += [t for t in extra if t.get("function", {}).get("name") not in names]
+        return tools if self.call_hook is None else self.call_hook.present_tools(tools)
 
     async def _ensure_live(self) -> LiveServer:
         if self.live is None or self.live.closed:
@@ -280,20 +281,26 @@ class AsyncMCPEnv(EpisodeCore):
         return "\n".join(lines)
 
     async def _run_one(self, call: ToolCall) -> str:
+        hook = self.call_hook
+        if hook is not None:  # a perturbation's names are mapped back; it may answer in the server's place
+            shown = sorted(t["function"]["name"] for t in self.tools)
+            if call.name not in shown:  # e.g. a tool's name from before a perturbation renamed it
+                message = f"Error: unknown tool {call.name!r}; available tools: {', '.join(shown) or 'none'}"
+                return self._invalid(call, message, known_name=False)
+            name, arguments = hook.route_call(call.name, call.arguments)
+            call = ToolCall(name, arguments, call.id)
+            injected = hook.before_call(call.name, call.arguments)
+            if injected is not None:  # the call is not sent
+                return self._record_result(call, ToolResult(injected, is_error=True), injected)
         tool = self.view.tools.get(call.name)
         if tool is None:
-            names = ", ".join(sorted(self.view.tools)) or "none"
+            names = ", ".join(sorted(t["function"]["name"] for t in self.tools)) or "none"
             message = f"Error: unknown tool {call.name!r}; available tools: {names}"
             return self._invalid(call, message, known_name=False)
         problem = check_arguments(call.arguments, tool.input_schema)
         if problem:
             return self._invalid(call, f"Error: {call.name}: {problem}", known_name=True)
         live = self._require_live()
-        hook = self.call_hook
-        if hook is not None:  # a perturbation may answer in the server's place (the call is not sent)
-            injected = hook.before_call(call.name, call.arguments)
-            if injected is not None:
-                return self._record_result(call, ToolResult(injected, is_error=True), injected)
         # A call the agent is told failed must leave no write behind, whatever the server did
         # (wrote and then refused, died after committing, timed out half-way): keep the state
         # from before the call and put it back after any error. Tools that say they only read

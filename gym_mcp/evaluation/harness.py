@@ -37,7 +37,7 @@ from gym_mcp.errors import ConfigError
 from gym_mcp.policies.base import Policy
 from gym_mcp.rewards.prove import efficiency_budget
 from gym_mcp.tasks import Task, load_tasks
-from gym_mcp.wrappers.perturb import Perturb, mix
+from gym_mcp.wrappers.perturb import KINDS, Perturb, mix
 
 __all__ = ["EvalConfig", "EvalResult", "evaluate", "failed_by", "pass_hat_k"]
 
@@ -51,8 +51,9 @@ class EvalConfig:
         concurrency: Episodes played at once.
         seed: Base seed (episode seeds derive from it, the task and the trial).
         max_steps: Steps per episode.
-        perturb: A named perturbation mix applied to every episode (see
-            `gym_mcp.wrappers.perturb.MIXES`), or None for clean episodes.
+        perturb: A perturbation mix applied to every episode: a name in
+            `gym_mcp.wrappers.perturb.MIXES` or a ``.toml`` file (see `gym_mcp.wrappers.mix`),
+            or None for clean episodes.
     """
 
     k: int = 1
@@ -152,6 +153,10 @@ def _play(
             "user": info.get("user"),
             "failed_by": failed_by(info, terms) if scorable else None,
             "perturbations": list(info.get("perturbations", [])),
+            "perturbation_kinds": list(info.get("perturbation_kinds", [])),
+            "perturbation_families": sorted(
+                {KINDS[k].family for k in info.get("perturbation_kinds", []) if k in KINDS}
+            ),
         }
     finally:
         env.close()
@@ -208,7 +213,9 @@ def _metrics(episodes: Sequence[Mapping[str, Any]], k: int) -> dict[str, Any]:
     def breakdown(key: str) -> dict[str, Any]:
         groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
         for e in episodes:
-            groups[str(e[key])].append(e)
+            value = e.get(key)
+            for group in value if isinstance(value, list) else [value]:  # a list: the episode is in each group
+                groups[str(group)].append(e)
         out = {}
         for g, es in sorted(groups.items()):
             judged = [e for e in es if e.get("scorable", True)]
@@ -252,6 +259,14 @@ def _metrics(episodes: Sequence[Mapping[str, Any]], k: int) -> dict[str, Any]:
         "by_server": breakdown("server"),
         "by_difficulty": breakdown("difficulty"),
         "by_variant": breakdown("variant"),
+        **(
+            {
+                "by_perturbation_family": breakdown("perturbation_families"),
+                "by_perturbation_kind": breakdown("perturbation_kinds"),
+            }
+            if any(e.get("perturbation_kinds") for e in episodes)
+            else {}
+        ),
     }
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from gym_mcp.evaluation.harness import EvalConfig, EvalResult
 
-__all__ = ["markdown", "unscorable_note", "write_report"]
+__all__ = ["markdown", "robustness", "unscorable_note", "write_report"]
 
 
 def unscorable_note(env_id: str, metrics: Mapping[str, Any]) -> str | None:
@@ -45,13 +45,18 @@ def _percent(value: float | None) -> str:
 
 
 def write_report(result: EvalResult, out_dir: str | os.PathLike[str], config: EvalConfig) -> list[Path]:
-    """Save ``results.json`` (every episode's trajectory and terms), ``results.md`` and ``results.png``."""
+    """Save ``results.json`` (every episode's trajectory and terms), ``results.md`` and ``results.png``.
+
+    ``perturbations.png`` is added when some episodes were perturbed.
+    """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     files = []
+    rows = robustness(result)
     data = {
         "config": {"k": config.k, "seed": config.seed, "max_steps": config.max_steps},
         "metrics": result.metrics,
+        **({"robustness": rows} if rows else {}),
         "episodes": result.episodes,
     }
     path = out / "results.json"
@@ -63,7 +68,58 @@ def write_report(result: EvalResult, out_dir: str | os.PathLike[str], config: Ev
     png = _plot(result, out / "results.png")
     if png is not None:
         files.append(png)
+    if rows:
+        png = _plot_robustness(rows, out / "perturbations.png")
+        if png is not None:
+            files.append(png)
     return files
+
+
+def robustness(result: EvalResult) -> list[dict[str, Any]]:
+    """Clean and perturbed success side by side, per perturbation family and kind.
+
+    A perturbed policy ``"NAME [MIX]"`` is compared with ``"NAME"`` on the same episodes (the same
+    environment, task and trial): each row holds the episodes whose draw included that family or
+    kind, the clean policy's success on them, the perturbed one's, and the change in points.
+    """
+    clean: dict[tuple[str, str, str, int], bool | None] = {}
+    for e in result.episodes:
+        if "[" not in e["policy"]:
+            clean[(e["policy"], e["env"], e["task_id"], e["trial"])] = e["success"]
+    groups: dict[tuple[str, str, str, str], list[tuple[bool, bool]]] = {}
+    for e in result.episodes:
+        name, _, rest = e["policy"].partition(" [")
+        if not rest or not e.get("perturbation_kinds"):
+            continue
+        paired = clean.get((name, e["env"], e["task_id"], e["trial"]))
+        if paired is None or e["success"] is None:
+            continue
+        keys = [("all", "(every episode)")]
+        keys += [("family", f) for f in e.get("perturbation_families", [])]
+        keys += [("kind", k) for k in e["perturbation_kinds"]]
+        for level, group in keys:
+            groups.setdefault((e["policy"], e["env"], level, group), []).append((paired, bool(e["success"])))
+    rows = []
+    order = {"all": 0, "family": 1, "kind": 2}
+    for (policy, env_id, level, group), pairs in sorted(
+        groups.items(), key=lambda kv: (kv[0][0], kv[0][1], order[kv[0][2]], kv[0][3])
+    ):
+        n = len(pairs)
+        before = sum(c for c, _ in pairs) / n
+        after = sum(p for _, p in pairs) / n
+        rows.append(
+            {
+                "policy": policy,
+                "env": env_id,
+                "level": level,
+                "group": group,
+                "episodes": n,
+                "clean_success": round(before, 4),
+                "perturbed_success": round(after, 4),
+                "change_points": round(100 * (after - before), 1),
+            }
+        )
+    return rows
 
 
 def markdown(result: EvalResult, config: EvalConfig) -> str:
@@ -110,6 +166,21 @@ def markdown(result: EvalResult, config: EvalConfig) -> str:
                 f"| {_percent(m['success_rate_excluding_user_failures'])} | {_percent(m['ask_rate'])} "
                 f"| {m['needless_questions_per_episode']} | {_percent(m['unconfirmed_action_rate'])} "
                 f"| {m['user_turns_per_episode']} |"
+            )
+    rows = robustness(result)
+    if rows:
+        lines += [
+            "",
+            "## Perturbations: clean vs perturbed, on the same episodes",
+            "",
+            "| policy | env | family / kind | episodes | clean success | perturbed success | change (points) |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for r in rows:
+            label = r["group"] if r["level"] != "kind" else f"· {r['group']}"
+            lines.append(
+                f"| {r['policy']} | {r['env']} | {label} | {r['episodes']} | {_percent(r['clean_success'])} "
+                f"| {_percent(r['perturbed_success'])} | {r['change_points']:+.1f} |"
             )
     lines += ["", "## Mean reward terms", ""]
     for policy, envs in result.metrics.items():
@@ -189,6 +260,40 @@ def _plot_rows(result: EvalResult, env_ids: list[str], path: Path, plt: Any) -> 
     ax.set_xlabel("success rate")
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(policies), fontsize=8, frameon=False)
     ax.set_title("gym-mcp eval", pad=22)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def _plot_robustness(rows: list[dict[str, Any]], path: Path) -> Path | None:
+    """Clean vs perturbed success, one pair of bars per family and kind (and per policy and env)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    several = len({(r["policy"], r["env"]) for r in rows}) > 1
+    labels = [
+        (f"{r['policy']} {r['env'].split('/')[-1]}: " if several else "")
+        + (r["group"] if r["level"] != "kind" else f"  {r['group']}")
+        + f" ({r['episodes']})"
+        for r in rows
+    ]
+    fig, ax = plt.subplots(figsize=(8, max(3.0, 0.3 * len(rows) + 1.2)))
+    ys = list(range(len(rows)))
+    ax.barh([y - 0.2 for y in ys], [r["clean_success"] for r in rows], height=0.4, label="clean", color="#4C72B0")
+    ax.barh(
+        [y + 0.2 for y in ys], [r["perturbed_success"] for r in rows], height=0.4, label="perturbed", color="#C44E52"
+    )
+    ax.set_yticks(ys, labels, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1.05)
+    ax.set_xlabel("success rate (same episodes)")
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, fontsize=8, frameon=False)
+    ax.set_title("gym-mcp eval: clean vs perturbed, per family and kind", pad=22)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from gym_mcp.policies.base import Policy
 from gym_mcp.tasks import Task
-from gym_mcp.wrappers.perturb import TRANSIENT_MARKER
+from gym_mcp.wrappers.perturbation import TRANSIENT_MARKER
 
 __all__ = ["NoopPolicy", "RandomPolicy", "ReferencePolicy", "ScriptedPolicy"]
 
@@ -17,7 +17,8 @@ class ReferencePolicy(Policy):
     """Replays the task's reference calls one per step, then gives a final answer.
 
     A call that failed transiently (an error that says ``(transient)``: a rate limit, a 503) is
-    sent again, as a careful agent would.
+    sent again, as a careful agent would. Under a `Perturb` wrapper that renames tools or
+    parameters, it calls them by the names shown (read from ``info["perturbations"]``).
 
     With a simulated user (``info["user"]`` present) and a dialogue task, it plays the task's
     reference dialogue instead: its calls and its messages to the user, one per step.
@@ -53,7 +54,24 @@ class ReferencePolicy(Policy):
         if self._last is not None and observation.startswith("Error") and TRANSIENT_MARKER in observation:
             return self._last  # a careful agent retries a call that failed transiently
         self._last = self._queue.pop(0) if self._queue else None
+        if isinstance(self._last, dict) and info.get("perturbations"):
+            self._last = _shown_names(self._last, info["perturbations"])
         return self._last if self._last is not None else self._answer
+
+
+def _shown_names(call: dict[str, Any], injections: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """A reference call under the names a perturbation shows (renamed tools and parameters, in rename order)."""
+    name, arguments = str(call.get("name", "")), dict(call.get("arguments") or {})
+    for injection in injections:
+        if injection.get("kind") == "renamed_tool" and injection.get("original") == name:
+            name = str(injection["shown"])
+        elif (
+            injection.get("kind") == "renamed_param"
+            and injection.get("tool") == name
+            and injection.get("original") in arguments
+        ):
+            arguments[str(injection["shown"])] = arguments.pop(str(injection["original"]))
+    return {**call, "name": name, "arguments": arguments}
 
 
 class NoopPolicy(Policy):

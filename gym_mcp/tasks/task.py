@@ -259,6 +259,20 @@ class Task(BaseModel):
             slots=tuple(slots), stages=(Stage(request=self.instruction, calls=len(self.reference_calls)),)
         )
 
+    def argument_values(self) -> list[Any]:
+        """Every leaf value of the reference calls' arguments (strings, numbers, ...), in call order."""
+        out: list[Any] = []
+        stack: list[Any] = [c.get("arguments", {}) for c in reversed(self.reference_calls) if isinstance(c, Mapping)]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, Mapping):
+                stack.extend(reversed(list(item.values())))
+            elif isinstance(item, list | tuple):
+                stack.extend(reversed(item))
+            else:
+                out.append(item)
+        return out
+
     def reference_dialogue(self) -> list[str | dict[str, Any]]:
         """The agent's side of the reference dialogue, as environment actions.
 

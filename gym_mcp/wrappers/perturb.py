@@ -1,221 +1,364 @@
-"""Perturbations between the agent and the live server, as a Gymnasium wrapper.
+"""Perturbations of a live environment, as a Gymnasium wrapper, and the mixes they come in.
 
 "When Simulation Lies" (arXiv 2605.11928) finds that agents trained in clean simulators lose
-much of their accuracy when tools misbehave at run time. `Perturb` wraps any gym-mcp
-environment and lets `CallPerturbation`s act on each tool call the agent makes: before it
-reaches the server (an injected error: the call is not sent, so the server's state cannot be
-touched) or on its result (what the agent reads; the server did its work). Every injection is
-seeded from the episode's seed, so a perturbed episode replays byte for byte, and is listed in
-``info["perturbations"]``.
+much of their accuracy when the world misbehaves, over four families: observation (typos and
+paraphrases), action space (distractor, duplicate and renamed tools), metadata (misleading
+descriptions, cost notes) and transitions (errors, timeouts, bad results at run time).
+`Perturb` wraps any gym-mcp environment with a `Mix` of `Perturbation`s (`static` and
+`transition` hold this package's kinds): the static ones rewrite what the agent is shown at
+reset, the transition ones act on each call. Each episode's injections are seeded from its
+reset seed, so it replays byte for byte, and are listed in ``info["perturbations"]``.
 
-This module ships the transition family's first member, `TransientErrors` (rate limits and
-5xx-like failures that succeed on retry); the issue's other families build on the same hook.
+A mix may draw only some of its kinds each episode (``per_episode``): this is domain
+randomization, for training (``gym-mcp train`` with ``perturb = "static"``) as for evaluation
+(``gym-mcp eval --perturb all``). Mixes are named (`MIXES`), or written as a dict or a TOML file::
+
+    per_episode = 1            # each episode draws one of the kinds below
+    [[perturbation]]
+    kind = "typos"
+    rate = 0.1
+    [[perturbation]]
+    kind = "transient_error"
+    p = 0.3
 """
 
 from __future__ import annotations
 
+import copy
 import random
-from collections import Counter
+import tomllib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 import gymnasium as gym
 
 from gym_mcp.errors import ConfigError
+from gym_mcp.wrappers.perturbation import (
+    FAMILIES,
+    TRANSIENT_MARKER,
+    EpisodeContext,
+    Injection,
+    Perturbation,
+    task_values,
+)
+from gym_mcp.wrappers.static import (
+    CostNotes,
+    DistractorTools,
+    DuplicateTools,
+    MisleadingDescriptions,
+    Paraphrase,
+    RenamedParams,
+    RenamedTools,
+    StrippedEnums,
+    Typos,
+)
+from gym_mcp.wrappers.transition import (
+    Latency,
+    MalformedResults,
+    PaginatedLists,
+    ReorderedLists,
+    SchemaDrift,
+    StaleReads,
+    Timeouts,
+    TransientErrors,
+    TruncatedResults,
+)
 
 __all__ = [
+    "FAMILIES",
+    "KINDS",
     "MIXES",
     "TRANSIENT_MARKER",
     "CallHook",
-    "CallPerturbation",
     "Injection",
+    "Mix",
     "Perturb",
-    "TransientErrors",
+    "Perturbation",
     "mix",
 ]
 
-TRANSIENT_MARKER = "(transient)"
-"""Every transient error says so: a careful agent (and the reference policy) retries the call."""
-
-
-@dataclass(frozen=True)
-class Injection:
-    """One thing a perturbation did to one call.
-
-    Attributes:
-        kind: The perturbation, e.g. ``"transient_error"``.
-        family: ``"transition"``, ``"observation"``, ``"action"`` or ``"metadata"``.
-        tool: The tool the agent called.
-        call: The call's index in the episode (0 for the first call).
-        detail: What the agent was shown instead, or what changed.
-    """
-
-    kind: str
-    family: str
-    tool: str
-    call: int
-    detail: str
+KINDS: dict[str, type[Perturbation]] = {
+    cls.kind: cls
+    for cls in (
+        Typos,
+        Paraphrase,
+        DistractorTools,
+        DuplicateTools,
+        StrippedEnums,
+        RenamedParams,
+        RenamedTools,
+        MisleadingDescriptions,
+        CostNotes,
+        TransientErrors,
+        Timeouts,
+        TruncatedResults,
+        MalformedResults,
+        Latency,
+        PaginatedLists,
+        ReorderedLists,
+        StaleReads,
+        SchemaDrift,
+    )
+}
+"""Every perturbation kind by name (what a mix's ``kind`` names)."""
 
 
 class CallHook(Protocol):
-    """What the environment asks around each tool call (the `Perturb` wrapper answers)."""
+    """What an environment asks the wrapper that perturbs it (`Perturb` answers)."""
 
-    def before_call(self, tool: str, arguments: Mapping[str, Any]) -> str | None:
+    def present_tools(self, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The tools the agent is shown for the environment's ``tools``."""
+        ...
+
+    def route_call(self, tool: str, arguments: Any) -> tuple[str, Any]:
+        """The environment's name and arguments for a call the agent made."""
+        ...
+
+    def before_call(self, tool: str, arguments: Any) -> str | None:
         """An error text to return instead of calling the server, or None to call it."""
         ...
 
-    def after_call(self, tool: str, arguments: Mapping[str, Any], output: str, is_error: bool) -> str:
+    def after_call(self, tool: str, arguments: Any, output: str, is_error: bool) -> str:
         """The text the agent reads for the server's ``output``."""
         ...
 
 
-class CallPerturbation:
-    """One kind of perturbation of tool calls. Override `before` or `after` (or both).
+@dataclass
+class Mix:
+    """Perturbations to apply together, or to draw from each episode.
 
     Attributes:
-        kind: Its name in ``info["perturbations"]``.
-        family: The family it belongs to.
+        name: Its name in reports (``"NAME [MIX]"``).
+        perturbations: The perturbations, applied in this order.
+        per_episode: How many of them each episode draws (domain randomization); None for all.
     """
 
-    kind = "perturbation"
-    family = "transition"
+    name: str
+    perturbations: list[Perturbation] = field(default_factory=list)
+    per_episode: int | None = None
 
-    def before(self, tool: str, arguments: Mapping[str, Any], rng: random.Random) -> str | None:
-        """An error text to show instead of calling the server (the call is not sent), or None."""
-        return None
+    def __post_init__(self) -> None:
+        if self.per_episode is not None and not 1 <= self.per_episode <= max(1, len(self.perturbations)):
+            raise ConfigError(
+                f"mix {self.name!r}: per_episode must be between 1 and {len(self.perturbations)}, "
+                f"got {self.per_episode!r}"
+            )
 
-    def after(self, tool: str, arguments: Mapping[str, Any], output: str, rng: random.Random) -> str:
-        """The text to show for the server's ``output`` (the call did run)."""
-        return output
+    def draw(self, rng: random.Random) -> list[Perturbation]:
+        """This episode's perturbations (in the mix's order)."""
+        if self.per_episode is None or self.per_episode >= len(self.perturbations):
+            return list(self.perturbations)
+        chosen = set(rng.sample(range(len(self.perturbations)), self.per_episode))
+        return [p for i, p in enumerate(self.perturbations) if i in chosen]
 
-    def new_episode(self) -> None:
-        """Forget per-episode bookkeeping."""
-
-
-_TRANSIENT = (
-    "Error: 503 Service Unavailable {marker}: the server is overloaded; nothing was done. Retry the same call.",
-    "Error: 429 Too Many Requests {marker}: rate limit reached; nothing was done. Retry the same call.",
-    "Error: 502 Bad Gateway {marker}: the upstream service did not answer; nothing was done. Retry the same call.",
-)
-
-
-class TransientErrors(CallPerturbation):
-    """Rate limits and 5xx-like errors that go away on retry.
-
-    The call is not sent to the server, so the state is as if it was never made; after
-    ``max_in_a_row`` failures of one tool in a row the next call of it always goes through.
-
-    Args:
-        p: Probability that a call fails transiently.
-        max_in_a_row: Most transient failures of one tool in a row.
-    """
-
-    kind = "transient_error"
-    family = "transition"
-
-    def __init__(self, p: float = 0.3, max_in_a_row: int = 2) -> None:
-        if not 0.0 <= p <= 1.0:
-            raise ConfigError(f"TransientErrors: p must be between 0 and 1, got {p!r}")
-        if max_in_a_row < 1:
-            raise ConfigError(f"TransientErrors: max_in_a_row must be at least 1, got {max_in_a_row!r}")
-        self.p = p
-        self.max_in_a_row = max_in_a_row
-        self._streak: Counter[str] = Counter()
-
-    def new_episode(self) -> None:
-        """Start every tool's streak at zero."""
-        self._streak.clear()
-
-    def before(self, tool: str, arguments: Mapping[str, Any], rng: random.Random) -> str | None:
-        """A transient error with probability ``p`` (not more than ``max_in_a_row`` in a row)."""
-        roll, pick = rng.random(), rng.randrange(len(_TRANSIENT))
-        if roll >= self.p or self._streak[tool] >= self.max_in_a_row:
-            self._streak[tool] = 0
-            return None
-        self._streak[tool] += 1
-        return _TRANSIENT[pick].format(marker=TRANSIENT_MARKER)
+    @property
+    def kinds(self) -> list[str]:
+        """The kinds in the mix."""
+        return [p.kind for p in self.perturbations]
 
 
 class Perturb(gym.Wrapper[Any, Any, Any, Any]):
-    """Perturb the tool calls of a gym-mcp environment, reproducibly.
+    """Perturb a gym-mcp environment, reproducibly.
 
     Args:
-        env: A gym-mcp environment (``gym.make("gym_mcp/...")`` or `MCPEnv`).
-        perturbations: What to do to the calls, applied in order (the first that injects an
-            error wins; results pass through every ``after``).
+        env: A gym-mcp environment over MCP servers (``gym.make("gym_mcp/...")`` or `MCPEnv`).
+        perturbations: A `Mix`, a mix's name, a dict or TOML path (see `mix`), or a list of
+            `Perturbation`s applied together.
         seed: Seeds the injections when ``reset`` gets no seed (each episode then draws anew).
 
-    ``info["perturbations"]`` lists this episode's `Injection`s (as dicts) after every step.
+    After ``reset`` and every ``step``, ``info["perturbations"]`` lists the episode's
+    `Injection`s (as dicts) and ``info["perturbation_kinds"]`` the kinds drawn for it. A call
+    made under a name the agent was shown is mapped back before it reaches the server, and
+    recorded (for rewards) under the server's name.
+
+    Raises:
+        ConfigError: ``env`` is not a gym-mcp environment over MCP servers, or the mix is bad.
     """
 
-    def __init__(self, env: gym.Env[Any, Any], perturbations: Sequence[CallPerturbation], *, seed: int = 0) -> None:
+    def __init__(
+        self,
+        env: gym.Env[Any, Any],
+        perturbations: Mix | Sequence[Perturbation] | str | Mapping[str, Any] | Path,
+        *,
+        seed: int = 0,
+    ) -> None:
         super().__init__(env)
         core = getattr(env.unwrapped, "core", None)
-        if core is None or not hasattr(core, "call_hook"):
-            raise ConfigError("Perturb wraps a gym-mcp environment (one made by gym.make('gym_mcp/...'))")
-        self.perturbations = list(perturbations)
+        if core is None or not hasattr(core, "call_hook") or not hasattr(core, "view"):
+            raise ConfigError("Perturb wraps a gym-mcp environment over MCP servers (gym.make('gym_mcp/...'))")
+        self.core = core
+        self.mix = perturbations if isinstance(perturbations, Mix) else mix(perturbations)
         self.seed = seed
-        self.injected: list[Injection] = []
+        self.active: list[Perturbation] = []
+        self._episode = EpisodeContext(random.Random(seed))
         self._episodes = 0
         self._calls = 0
-        self._rng = random.Random(seed)
+        self._shown: list[dict[str, Any]] | None = None
         core.call_hook = self
 
+    @property
+    def injected(self) -> list[Injection]:
+        """This episode's injections so far."""
+        return self._episode.injected
+
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
-        """Reset the environment and the injections (seeded by ``seed``, else by the wrapper's)."""
-        self._rng = random.Random(f"perturb:{seed}" if seed is not None else f"perturb:{self.seed}:{self._episodes}")
+        """Reset the environment, draw the episode's perturbations and apply the static ones."""
+        rng = random.Random(f"perturb:{seed}" if seed is not None else f"perturb:{self.seed}:{self._episodes}")
         self._episodes += 1
         self._calls = 0
-        self.injected = []
-        for perturbation in self.perturbations:
-            perturbation.new_episode()
+        self._shown = None  # the environment's own tools while it resets
+        self.active = self.mix.draw(rng)
         obs, info = self.env.reset(seed=seed, options=options)
-        info["perturbations"] = []
-        return obs, info
+        core = self.core
+        task = core.task
+        self._episode = EpisodeContext(
+            rng,
+            read_only=frozenset(name for name, tool in core.view.tools.items() if _read_only(tool)),
+            values=task_values(task.instruction, task.argument_values()),
+        )
+        for perturbation in self.active:
+            perturbation.start(self._episode)
+        tools = core.tools
+        for perturbation in self.active:
+            tools = perturbation.tools(copy.deepcopy(tools), self._episode)
+        self._shown = tools
+        opening = core.messages[0]["content"] if core.messages and core.messages[0]["role"] == "user" else None
+        if isinstance(opening, str):
+            text = opening
+            for perturbation in self.active:
+                text = perturbation.instruction(text, self._episode)
+            if text != opening:
+                core.messages[0]["content"] = text
+                obs = text if obs == opening else obs
+        info = {**info, "tools": self._shown, "messages": list(core.messages)}
+        return obs, self._with_injections(info)
 
     def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
         """Step the environment; ``info["perturbations"]`` holds what was injected so far."""
         obs, reward, terminated, truncated, info = self.env.step(action)
-        info["perturbations"] = [asdict(i) for i in self.injected]
-        return obs, reward, terminated, truncated, info
+        return obs, reward, terminated, truncated, self._with_injections(info)
+
+    def _with_injections(self, info: dict[str, Any]) -> dict[str, Any]:
+        info["perturbations"] = [asdict(i) for i in self._episode.injected]
+        info["perturbation_kinds"] = [p.kind for p in self.active]
+        return info
 
     # -- the CallHook the environment asks -----------------------------------------------------------
 
-    def before_call(self, tool: str, arguments: Mapping[str, Any]) -> str | None:
+    def present_tools(self, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The episode's perturbed tools (the environment's own while it resets)."""
+        return tools if self._shown is None else self._shown
+
+    def route_call(self, tool: str, arguments: Any) -> tuple[str, Any]:
+        """Undo the renames, last applied first."""
+        for perturbation in reversed(self.active):
+            tool, arguments = perturbation.route(tool, arguments)
+        return tool, arguments
+
+    def before_call(self, tool: str, arguments: Any) -> str | None:
         """Ask each perturbation in turn; the first error text replaces the call."""
-        index = self._calls
+        self._episode.call = self._calls
         self._calls += 1
-        for perturbation in self.perturbations:
-            text = perturbation.before(tool, arguments, self._rng)
+        for perturbation in self.active:
+            text = perturbation.before(tool, arguments, self._episode)
             if text is not None:
-                self.injected.append(Injection(perturbation.kind, perturbation.family, tool, index, text))
                 return text
         return None
 
-    def after_call(self, tool: str, arguments: Mapping[str, Any], output: str, is_error: bool) -> str:
-        """Pass the server's output through every perturbation's ``after``."""
-        for perturbation in self.perturbations:
-            changed = perturbation.after(tool, arguments, output, self._rng)
-            if changed != output:
-                self.injected.append(Injection(perturbation.kind, perturbation.family, tool, self._calls - 1, changed))
-                output = changed
+    def after_call(self, tool: str, arguments: Any, output: str, is_error: bool) -> str:
+        """Pass the server's output through every perturbation's ``after`` (errors pass unchanged)."""
+        if is_error:
+            return output
+        for perturbation in self.active:
+            output = perturbation.after(tool, arguments, output, self._episode)
         return output
 
 
-MIXES: dict[str, Callable[[], list[CallPerturbation]]] = {
-    "transient": lambda: [TransientErrors(p=0.3)],
+def _read_only(tool: Any) -> bool:
+    annotations = getattr(tool, "annotations", None)
+    return annotations is not None and getattr(annotations, "read_only_hint", None) is True
+
+
+# -- mixes -------------------------------------------------------------------------------------------
+
+_STATIC = ("observation", "action", "metadata")
+
+
+def _family(*families: str) -> list[Perturbation]:
+    return [cls() for cls in KINDS.values() if cls.family in families]
+
+
+MIXES: dict[str, Callable[[], Mix]] = {
+    "transient": lambda: Mix("transient", [TransientErrors(p=0.3)]),
+    "observation": lambda: Mix("observation", _family("observation"), per_episode=1),
+    "action": lambda: Mix("action", _family("action"), per_episode=1),
+    "metadata": lambda: Mix("metadata", _family("metadata"), per_episode=1),
+    "static": lambda: Mix("static", _family(*_STATIC), per_episode=1),
+    "transition": lambda: Mix("transition", _family("transition"), per_episode=1),
+    "all": lambda: Mix("all", _family(*FAMILIES), per_episode=1),
 }
-"""Named perturbation mixes (``gym-mcp eval --perturb NAME``); each call builds fresh perturbations."""
+"""Named mixes; each call builds fresh perturbations. All but ``transient`` draw one kind per
+episode (so every episode's result is that kind's), from one family or from several."""
 
 
-def mix(name: str) -> list[CallPerturbation]:
-    """The perturbations of a named mix.
+def mix(spec: str | Path | Mapping[str, Any] | Sequence[Perturbation]) -> Mix:
+    """A mix from a name in `MIXES`, a TOML file, a dict (the TOML's content), or perturbations.
+
+    A dict has ``perturbation``: a list of ``{"kind": ..., **settings}`` (kinds from `KINDS`),
+    and optionally ``name`` and ``per_episode``.
 
     Raises:
-        ConfigError: No mix has that name.
+        ConfigError: An unknown name or kind, a setting the kind does not take, a file that
+            cannot be read.
     """
-    try:
-        return MIXES[name]()
-    except KeyError:
-        raise ConfigError(f"unknown perturbation mix {name!r}; mixes: {', '.join(sorted(MIXES))}") from None
+    if isinstance(spec, Path) or (isinstance(spec, str) and spec.endswith(".toml")):
+        path = Path(spec)
+        try:
+            data = tomllib.loads(path.read_text())
+        except OSError as exc:
+            raise ConfigError(f"perturbation mix {path}: cannot read it ({exc.strerror})") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"perturbation mix {path}: not valid TOML ({exc})") from None
+        return _from_dict({"name": path.stem, **data}, where=str(path))
+    if isinstance(spec, str):
+        try:
+            return MIXES[spec]()
+        except KeyError:
+            raise ConfigError(
+                f"unknown perturbation mix {spec!r}; mixes: {', '.join(sorted(MIXES))}, or a .toml file"
+            ) from None
+    if isinstance(spec, Mapping):
+        return _from_dict(spec, where="perturbation mix")
+    perturbations = list(spec)
+    if not all(isinstance(p, Perturbation) for p in perturbations):
+        raise ConfigError("a mix is a list of Perturbation objects, a name, a dict or a .toml file")
+    return Mix("+".join(p.kind for p in perturbations) or "none", perturbations)
+
+
+def _from_dict(data: Mapping[str, Any], *, where: str) -> Mix:
+    entries = data.get("perturbation", [])
+    unknown_keys = set(data) - {"name", "per_episode", "perturbation"}
+    if unknown_keys:
+        raise ConfigError(
+            f"{where}: unknown key(s) {', '.join(sorted(unknown_keys))}; keys: name, per_episode, perturbation"
+        )
+    if not isinstance(entries, list) or not entries:
+        raise ConfigError(f"{where}: needs a non-empty list 'perturbation' of {{kind = ..., settings}}")
+    perturbations: list[Perturbation] = []
+    for i, entry in enumerate(entries, 1):
+        settings = dict(entry) if isinstance(entry, Mapping) else {}
+        kind = settings.pop("kind", None)
+        if kind not in KINDS:
+            raise ConfigError(f"{where}: perturbation {i}: unknown kind {kind!r}; kinds: {', '.join(sorted(KINDS))}")
+        if "seconds" in settings and isinstance(settings["seconds"], list):
+            settings["seconds"] = tuple(settings["seconds"])
+        try:
+            perturbations.append(KINDS[kind](**settings))
+        except TypeError as exc:
+            raise ConfigError(f"{where}: perturbation {i} ({kind}): {exc}") from None
+    per_episode = data.get("per_episode")
+    if per_episode is not None and not isinstance(per_episode, int):
+        raise ConfigError(f"{where}: per_episode must be an integer, got {per_episode!r}")
+    return Mix(str(data.get("name", "custom")), perturbations, per_episode)

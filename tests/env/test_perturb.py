@@ -16,9 +16,8 @@ import pytest
 from gym_mcp import Task
 from gym_mcp.errors import ConfigError
 from gym_mcp.policies import ReferencePolicy
-from gym_mcp.wrappers import Perturb, TransientErrors
-from gym_mcp.wrappers.perturb import TRANSIENT_MARKER
-from tests.helpers import bank_task
+from gym_mcp.wrappers import TRANSIENT_MARKER, Perturb, TransientErrors
+from tests.helpers import replayed_bank_task
 
 CALLS = [
     {"name": "deposit", "arguments": {"account_id": "ACC-1001", "amount": 25.0, "description": "gift"}},
@@ -29,14 +28,7 @@ CALLS = [
 
 
 def _task() -> Task:
-    env = gym.make("gym_mcp/Banking-v0")
-    env.reset(seed=0)
-    for call in CALLS:
-        obs, *_ = env.step(call)
-        assert not str(obs).startswith("Error"), obs
-    fingerprint = env.unwrapped.state.fingerprint()
-    env.close()
-    return bank_task("four-calls", "Deposit, check, withdraw, deposit.", CALLS, fingerprint)
+    return replayed_bank_task("four-calls", "Deposit, check, withdraw, deposit.", CALLS)
 
 
 def _episode(task: Task, p: float, seed: int) -> tuple[list[str], float, list[dict[str, Any]], str]:
@@ -106,5 +98,5 @@ def test_eval_under_transient_errors_solves_every_task_and_records_them(tmp_path
     assert all(e["success"] for e in result.episodes)
     assert sum(len(e["perturbations"]) for e in result.episodes) > 0
     assert {e["perturbations"][0]["kind"] for e in result.episodes if e["perturbations"]} == {"transient_error"}
-    with pytest.raises(ConfigError, match="unknown perturbation mix 'nope'; mixes: transient"):
+    with pytest.raises(ConfigError, match="unknown perturbation mix 'nope'; mixes: action, all"):
         EvalConfig(perturb="nope")
