@@ -262,3 +262,22 @@ class RawClient:
 def result_text(result: CallToolResult) -> str:
     """The text blocks of a tool result, joined as gym-mcp joins them."""
     return "\n".join(str(getattr(block, "text", "")) for block in result.content)
+
+
+def evaluate_as_run(
+    model: Any, tokenizer: Any, make_env: Callable[[], Any], tasks: Sequence[Any], config: dict[str, Any], **kw: Any
+) -> Any:
+    """`evaluate_model` with a training run's settings (``config``: its config.json); ``kw``: fmt, grammar, progress."""
+    from gym_mcp.train.evaluation import evaluate_model
+
+    return evaluate_model(
+        model,
+        tokenizer,
+        make_env,
+        list(tasks),
+        batch_size=config["per_device_eval_batch_size"],
+        max_new_tokens=config["max_completion_length"],
+        distractors=None if config["distractor_tools"] < 0 else config["distractor_tools"],
+        answer_tokens=config["max_answer_tokens"],
+        **kw,
+    )

@@ -31,7 +31,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _common import base_parser, finish, table
+from _common import base_parser, evaluate_as_run, finish, table
 
 
 def _load(args: Any, scratch: Path) -> tuple[Any, Any, list[Any], dict[str, Any]]:
@@ -72,7 +72,6 @@ def main() -> int:
     from gym_mcp.policies.guided import CallGrammar
     from gym_mcp.policies.prompt import prompt_format
     from gym_mcp.rewards import CompositeReward
-    from gym_mcp.train.evaluation import evaluate_model
 
     with tempfile.TemporaryDirectory() as scratch:
         model, tokenizer, tasks, config = _load(args, Path(scratch))
@@ -88,15 +87,12 @@ def main() -> int:
         for who in ("base", "trained"):
             for how, guide in (("free", None), ("guided", grammar)):
                 with model.disable_adapter() if who == "base" else nullcontext():
-                    result = evaluate_model(
+                    result = evaluate_as_run(
                         model,
                         tokenizer,
                         make_env,
                         tasks,
-                        batch_size=config["per_device_eval_batch_size"],
-                        max_new_tokens=config["max_completion_length"],
-                        distractors=None if config["distractor_tools"] < 0 else config["distractor_tools"],
-                        answer_tokens=config["max_answer_tokens"],
+                        config,
                         fmt=fmt,
                         grammar=guide,
                         progress=f"{who} model, {how} decoding",

@@ -22,6 +22,7 @@ import gymnasium as gym
 
 from gym_mcp.policies.prompt import PromptFormat, prompt_format
 from gym_mcp.tasks import Task, replay
+from gym_mcp.tasks.replay import shown_call
 
 __all__ = [
     "Example",
@@ -51,7 +52,12 @@ class Example:
     task_id: str
 
 
-def compact_tools(tools: Sequence[Mapping[str, Any]], task: Task, distractors: int | None = 3) -> list[dict[str, Any]]:
+def compact_tools(
+    tools: Sequence[Mapping[str, Any]],
+    task: Task,
+    distractors: int | None = 3,
+    injections: Sequence[Mapping[str, Any]] = (),
+) -> list[dict[str, Any]]:
     """The task's own tools plus a few others, so prompts stay short on a small machine.
 
     Args:
@@ -59,10 +65,17 @@ def compact_tools(tools: Sequence[Mapping[str, Any]], task: Task, distractors: i
         task: The task; the tools of its reference calls are always kept.
         distractors: How many other tools to add (chosen by the task id, so SFT and rollouts
             of one task see the same list); None keeps every tool.
+        injections: ``info["perturbations"]`` under a `Perturb` wrapper: the task's tools are
+            kept under the names shown, and so are the distractor and duplicate tools made from them.
     """
     if distractors is None:
         return [dict(t) for t in tools]
-    needed = {str(c["name"]) for c in task.reference_calls}
+    needed = {shown_call(c, injections)["name"] for c in task.reference_calls}
+    for injection in injections:
+        if injection.get("kind") in ("distractor_tool", "duplicate_tool") and injection.get("original") in {
+            str(c["name"]) for c in task.reference_calls
+        }:
+            needed.add(shown_call({"name": injection["shown"]}, injections)["name"])
     own = [dict(t) for t in tools if t["function"]["name"] in needed]
     others = sorted(
         (dict(t) for t in tools if t["function"]["name"] not in needed), key=lambda t: t["function"]["name"]
@@ -103,7 +116,7 @@ def reference_conversation(
     """
     answer = task.expected_answer or ("Done." if task.reference_calls else "I can't help with that here.")
     played = replay(env, task, answer=answer)
-    tools = compact_tools(played.info["tools"], task, distractors)
+    tools = compact_tools(played.info["tools"], task, distractors, played.info.get("perturbations", ()))
     return played.messages, tools
 
 
@@ -138,8 +151,9 @@ def recovery_conversation(
         return None  # a dialogue that needs questions or confirmations: the bad call has no place yet
     rng = random.Random(f"{seed}:{task.id}")
     tools = {t["function"]["name"]: t["function"] for t in info["tools"]}
+    renames = info.get("perturbations") or ()  # under a Perturb wrapper: the names shown
     at = rng.randrange(len(task.reference_calls))
-    target = task.reference_calls[at]
+    target = shown_call(task.reference_calls[at], renames)
     bad = _broken(target, tools, rng)
     core: Any = env.unwrapped.core  # type: ignore[attr-defined]
     bad_index = -1
@@ -149,11 +163,12 @@ def recovery_conversation(
             bad_index = len(info["messages"]) - 2
             if core.calls[-1].status == "ok":
                 return None  # the server took it: not a bad call after all
-        _, _, _, _, info = env.step({"name": call["name"], "arguments": dict(call.get("arguments", {}))})
+        _, _, _, _, info = env.step(shown_call(call, renames))
     if task.expected_fingerprint is not None and core.state.fingerprint() != task.expected_fingerprint:
         return None
     _, _, _, _, info = env.step(task.expected_answer or "Done.")
-    return list(info["messages"]), compact_tools(info["tools"], task, distractors), bad_index
+    shown = compact_tools(info["tools"], task, distractors, info.get("perturbations", ()))
+    return list(info["messages"]), shown, bad_index
 
 
 def _broken(call: Mapping[str, Any], tools: Mapping[str, Mapping[str, Any]], rng: random.Random) -> dict[str, Any]:

@@ -96,7 +96,7 @@ def evaluate_model(
             for env, task in zip(envs, chunk, strict=False):
                 _, info = env.reset(options={"task": task})
                 infos.append(info)
-                tools.append(compact_tools(info["tools"], task, distractors))
+                tools.append(compact_tools(info["tools"], task, distractors, info.get("perturbations", ())))
             for task, r in zip(
                 chunk,
                 play(

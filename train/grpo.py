@@ -686,7 +686,7 @@ def rollout(
     from gym_mcp.train.data import compact_tools
 
     _, info = env.reset(seed=seed, options={"task": task})
-    tools = compact_tools(info["tools"], task, distractors)
+    tools = compact_tools(info["tools"], task, distractors, info.get("perturbations", ()))
     return play(
         model, tokenizer, [env], [info], [tools], max_new_tokens=max_new_tokens, temperature=temperature, seed=seed
     )[0]
@@ -733,7 +733,7 @@ def rollout_group(
     from gym_mcp.train.data import compact_tools
 
     _, info = env.reset(seed=seed, options={"task": task})
-    tools = compact_tools(info["tools"], task, distractors)
+    tools = compact_tools(info["tools"], task, distractors, info.get("perturbations", ()))
     given = max(0, min(fork_after, len(task.reference_calls) - 1))
     # with a simulated user, the reference dialogue up to the given calls (its questions included)
     turns: list[Any] = task.reference_dialogue() if "user" in info else [dict(c) for c in task.reference_calls]

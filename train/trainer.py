@@ -16,6 +16,7 @@ import time
 import tomllib
 from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -182,6 +183,12 @@ class TrainConfig:
         save_steps: Steps between checkpoints (SFT and GRPO steps count alike; the last step is
             always checkpointed).
         seed: Seed of task order, sampling and synthesis.
+        perturb: A perturbation mix for training (domain randomization, `gym_mcp.wrappers.mix`):
+            a name (``"static"``, ``"transition"``, ``"all"``...) or a ``.toml`` file. SFT's
+            reference conversations and GRPO's rollouts are played under it, each episode with
+            its own draw; ``""``: clean.
+        eval_perturb: The mix the held-out evaluations (before and after) are played under;
+            ``""``: clean.
     """
 
     model: str = "smollm2"
@@ -234,6 +241,8 @@ class TrainConfig:
     report_to: list[str] = field(default_factory=list)
     save_steps: int = 10
     seed: int = 0
+    perturb: str = ""
+    eval_perturb: str = ""
 
     def __post_init__(self) -> None:
         if not self.model:
@@ -295,6 +304,14 @@ class TrainConfig:
             raise ConfigError(f"dialogue_share must be in [0, 1), got {self.dialogue_share}")
         if self.reward not in REWARDS:
             raise ConfigError(f"reward must be one of {', '.join(REWARDS)}, got {self.reward!r}")
+        from gym_mcp.wrappers import mix
+
+        for name in ("perturb", "eval_perturb"):
+            if getattr(self, name):
+                try:
+                    mix(getattr(self, name))
+                except ConfigError as exc:
+                    raise ConfigError(f"{name}: {exc}") from None
 
     @classmethod
     def from_toml(cls, path: str | Path) -> TrainConfig:
@@ -434,6 +451,7 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
         schema_ordered,
     )
     from gym_mcp.train.grpo import grpo_step, load_lora_model, rollout_group, sft_step
+    from gym_mcp.wrappers import Perturb
 
     timings: dict[str, float] = {}
     clock = time.perf_counter()
@@ -486,12 +504,13 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
     lap("model load (conversion included)")
     reward = _reward(config.reward)
 
-    def make_env(user: str = config.user) -> Any:
-        return gym.make(env_id(config.server), max_steps=config.max_episode_steps, reward=reward, user=user or None)
+    def make_env(user: str = config.user, perturb: str = config.perturb) -> Any:
+        made = gym.make(env_id(config.server), max_steps=config.max_episode_steps, reward=reward, user=user or None)
+        return Perturb(made, perturb, seed=config.seed) if perturb else made
 
     env = make_env()
     rollout_env = make_env(config.grpo_user) if config.grpo_user and config.grpo_user != config.user else env
-    _, info = env.reset()
+    _, info = env.unwrapped.reset()  # the server's own tools (a perturbation draws its own per episode)
     skipped = set(config.skip_variants) | (set() if config.user else set(DIALOGUE_KINDS))
     # the same argument order whether the tasks were synthesized here or read from a file
     usable = [schema_ordered(t, info["tools"]) for t in _load_tasks(config) if (t.variant or "complete") not in skipped]
@@ -506,7 +525,7 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
     evaluate = held_out if main else []
 
     def held_out_evaluation(name: str, label: str, *, cache: bool = False) -> dict[str, Any] | None:
-        played = (policy, tokenizer, fmt, make_env, evaluate, config, progress)
+        played = (policy, tokenizer, fmt, partial(make_env, perturb=config.eval_perturb), evaluate, config, progress)
         return _evaluation(out / name, label, *played, cache=cache, grammar=grammar)
 
     # the base model, adapters off: a resumed run has trained adapters loaded by now
@@ -920,6 +939,7 @@ def _eval_cache_path(config: TrainConfig, fmt: Any, tasks: Sequence[Any]) -> Pat
             config.reward,
             config.lora_targets,
             config.guided_calls,
+            config.eval_perturb,
             config.user,
         ],
         "version": gym_mcp.__version__,

@@ -343,7 +343,9 @@ class ToolEnvFactory:
         brief: bool,
         final_answer: str,
         make_kwargs: dict[str, Any],
+        perturb: Any = None,
     ) -> None:
+        self.perturb = perturb
         self.env_id = env_id
         self.tasks = list(tasks)
         self.only = only
@@ -356,6 +358,10 @@ class ToolEnvFactory:
     def __call__(self) -> MCPToolEnv:
         """A new environment, wrapped."""
         env = gym.make(self.env_id, tasks=self.tasks or None, **self.make_kwargs)
+        if self.perturb is not None:
+            from gym_mcp.wrappers import Perturb
+
+            env = Perturb(env, _trl_mix(self.perturb), seed=len(self.instances))
         if self.cls is None:
             tools = env.unwrapped.tools  # type: ignore[attr-defined]
             self.cls = tool_env_class(tools, only=self.only, brief=self.brief, name=_class_name(self.env_id))
@@ -370,6 +376,27 @@ class ToolEnvFactory:
         self.instances.clear()
 
 
+def _trl_mix(spec: Any) -> Any:
+    """The mix for TRL: its tool methods are fixed when the class is made, so the tool list cannot change.
+
+    Raises:
+        ConfigError: The mix holds a kind that changes the tools (the action and metadata families).
+    """
+    from gym_mcp.wrappers import Mix, mix
+
+    chosen: Mix = spec if isinstance(spec, Mix) else mix(spec)
+    fixed = [p.kind for p in chosen.perturbations if p.family in ("action", "metadata")]
+    if fixed:
+        raise ConfigError(
+            f"perturb: TRL's tool methods are fixed when its environment class is made, so {', '.join(fixed)} "
+            "cannot change them per episode; use the observation and transition families (e.g. 'transition')"
+        )
+    for perturbation in chosen.perturbations:  # descriptions are read once by TRL: perturb the instruction only
+        if hasattr(perturbation, "on_descriptions"):
+            perturbation.on_descriptions = False
+    return chosen
+
+
 def _class_name(env_id: str) -> str:
     base = re.sub(r"[^0-9A-Za-z]", "", env_id.split("/")[-1].split("-v")[0].title()) or "MCP"
     return f"{base}ToolEnv"
@@ -382,6 +409,7 @@ def environment_factory(
     only: Sequence[str] | None = None,
     brief: bool = False,
     final_answer: str = "Done.",
+    perturb: Any = None,
     **make_kwargs: Any,
 ) -> ToolEnvFactory:
     """A TRL ``environment_factory`` over ``gym.make(env_id, tasks=tasks, **make_kwargs)``.
@@ -396,9 +424,18 @@ def environment_factory(
         only: Expose only these tools to the model.
         brief: Keep only the first line of each tool description (shorter prompts).
         final_answer: What ``get_reward`` answers for the model when the episode is still open.
+        perturb: A perturbation mix for every episode (domain randomization; see
+            `gym_mcp.wrappers.mix`): a name (``"transition"``, ``"observation"``), a dict, a TOML
+            path or a `Mix`. TRL fixes the tool methods once, so the mix may hold only kinds that
+            leave the tool list alone (observation: the instruction only; transition).
         **make_kwargs: More ``gym.make`` arguments (``reward=``, ``max_steps=``, ``transport=``...).
+
+    Raises:
+        ConfigError: The mix is unknown, or holds kinds that change the tools.
     """
-    return ToolEnvFactory(env_id, list(tasks), only, brief, final_answer, dict(make_kwargs))
+    if perturb is not None:
+        _trl_mix(perturb)  # a bad mix fails here, not in TRL's first rollout
+    return ToolEnvFactory(env_id, list(tasks), only, brief, final_answer, dict(make_kwargs), perturb)
 
 
 def tasks_dataset(tasks: Iterable[Task], *, system_prompt: str | None = DEFAULT_SYSTEM_PROMPT) -> Any:

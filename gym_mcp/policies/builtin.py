@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from gym_mcp.policies.base import Policy
 from gym_mcp.tasks import Task
+from gym_mcp.tasks.replay import shown_call
 from gym_mcp.wrappers.perturbation import TRANSIENT_MARKER
 
 __all__ = ["NoopPolicy", "RandomPolicy", "ReferencePolicy", "ScriptedPolicy"]
@@ -55,23 +56,8 @@ class ReferencePolicy(Policy):
             return self._last  # a careful agent retries a call that failed transiently
         self._last = self._queue.pop(0) if self._queue else None
         if isinstance(self._last, dict) and info.get("perturbations"):
-            self._last = _shown_names(self._last, info["perturbations"])
+            self._last = shown_call(self._last, info["perturbations"])
         return self._last if self._last is not None else self._answer
-
-
-def _shown_names(call: dict[str, Any], injections: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """A reference call under the names a perturbation shows (renamed tools and parameters, in rename order)."""
-    name, arguments = str(call.get("name", "")), dict(call.get("arguments") or {})
-    for injection in injections:
-        if injection.get("kind") == "renamed_tool" and injection.get("original") == name:
-            name = str(injection["shown"])
-        elif (
-            injection.get("kind") == "renamed_param"
-            and injection.get("tool") == name
-            and injection.get("original") in arguments
-        ):
-            arguments[str(injection["shown"])] = arguments.pop(str(injection["original"]))
-    return {**call, "name": name, "arguments": arguments}
 
 
 class NoopPolicy(Policy):

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from gym_mcp.live.server import ServerSource
     from gym_mcp.rewards.episode import CallRecord
 
-__all__ = ["Replay", "play", "reference_fingerprint", "replay"]
+__all__ = ["RETRIES", "TRANSIENT_MARKER", "Replay", "play", "reference_fingerprint", "replay", "shown_call"]
 
 
 @dataclass(frozen=True)
@@ -49,10 +49,35 @@ class Replay:
         return list(self.info["messages"])
 
 
+TRANSIENT_MARKER = "(transient)"
+"""Every injected failure that goes away on retry says so (see `gym_mcp.wrappers`): retry the call."""
+RETRIES = 3
+"""How often `play` retries a call that failed transiently."""
+
+
+def shown_call(call: Mapping[str, Any], injections: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """``call`` under the names a perturbation shows the agent (renamed tools and parameters).
+
+    Args:
+        call: A call under the server's names (``{"name": ..., "arguments": {...}}``).
+        injections: ``info["perturbations"]`` of a `gym_mcp.wrappers.Perturb` episode; its
+            ``renamed_tool`` and ``renamed_param`` records are applied in the order they were made.
+    """
+    name, arguments = str(call.get("name", "")), dict(call.get("arguments") or {})
+    for injection in injections:
+        kind, original = injection.get("kind"), injection.get("original")
+        if kind == "renamed_tool" and original == name:
+            name = str(injection["shown"])
+        elif kind == "renamed_param" and injection.get("tool") == name and original in arguments:
+            arguments[str(injection["shown"])] = arguments.pop(str(original))
+    return {**call, "name": name, "arguments": arguments}
+
+
 def play(env: Any, task: Task, actions: Sequence[Any]) -> Replay:
     """Reset ``env`` to ``task`` and take ``actions``, one step each.
 
-    Stops at the first call that fails or when the episode ends.
+    Stops at the first call that fails or when the episode ends. Under a `Perturb` wrapper the
+    calls go under the names shown, and a call that failed transiently is retried.
 
     Args:
         env: A gym-mcp environment (`MCPEnv`, or one wrapped by Gymnasium).
@@ -64,10 +89,18 @@ def play(env: Any, task: Task, actions: Sequence[Any]) -> Replay:
     """
     core = env.unwrapped.core
     _, info = env.reset(options={"task": task})
+    renames = info.get("perturbations") or ()  # under a Perturb wrapper, the calls use the names shown
     failed = None
     for action in actions:
+        if renames and isinstance(action, Mapping):
+            action = shown_call(action, renames)
         calls_before = len(core.calls)
-        _, _, terminated, truncated, info = env.step(action)
+        observation, _, terminated, truncated, info = env.step(action)
+        for _ in range(RETRIES):  # a failure that says it is transient is retried, as a careful agent does
+            if not (str(observation).startswith("Error") and TRANSIENT_MARKER in str(observation)):
+                break
+            calls_before = len(core.calls)
+            observation, _, terminated, truncated, info = env.step(action)
         if len(core.calls) > calls_before and core.calls[-1].status != "ok":
             failed = core.calls[-1]
             break

@@ -217,6 +217,7 @@ class Perturb(gym.Wrapper[Any, Any, Any, Any]):
             rng,
             read_only=frozenset(name for name, tool in core.view.tools.items() if _read_only(tool)),
             values=task_values(task.instruction, task.argument_values()),
+            needed=frozenset(str(c.get("name", "")) for c in task.reference_calls),
         )
         for perturbation in self.active:
             perturbation.start(self._episode)

@@ -22,10 +22,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gym_mcp.tasks.replay import TRANSIENT_MARKER
+
 __all__ = ["FAMILIES", "TRANSIENT_MARKER", "EpisodeContext", "Injection", "Perturbation", "as_json", "task_values"]
 
-TRANSIENT_MARKER = "(transient)"
-"""Every injected failure that goes away on retry says so: a careful agent (and the reference policy) retries."""
 
 FAMILIES = ("observation", "action", "metadata", "transition")
 """The four parts of the environment "When Simulation Lies" perturbs; the first three are static (fixed at reset)."""
@@ -62,6 +62,8 @@ class EpisodeContext:
         rng: The episode's generator (shared by the mix's perturbations, in order).
         read_only: Names (as the server lists them) of the tools that only read.
         values: Strings the instruction must keep verbatim (the task's argument values and ids).
+        needed: The tools the task's reference calls use (distractors and duplicates are made
+            of these first, as the ones that can mislead).
         call: The index of the call being made (-1 at reset).
         injected: What the episode's perturbations did so far.
     """
@@ -69,6 +71,7 @@ class EpisodeContext:
     rng: random.Random
     read_only: frozenset[str] = frozenset()
     values: frozenset[str] = frozenset()
+    needed: frozenset[str] = frozenset()
     call: int = -1
     injected: list[Injection] = field(default_factory=list)
 

@@ -409,6 +409,15 @@ class StrippedEnums(Perturbation):
         return tools
 
 
+def _sample(tools: Tools, n: int, episode: EpisodeContext) -> Tools:
+    """``n`` of ``tools``, the task's own tools first (in random order), then others."""
+    own = [t for t in tools if _fn(t).get("name") in episode.needed]
+    rest = [t for t in tools if _fn(t).get("name") not in episode.needed]
+    episode.rng.shuffle(own)
+    episode.rng.shuffle(rest)
+    return (own + rest)[:n]
+
+
 _SERVICES = ("legacy", "archive", "sandbox", "partner")
 
 
@@ -420,7 +429,7 @@ class DistractorTools(Perturbation):
     server.
 
     Args:
-        n: How many distractors.
+        n: How many distractors (copies of the task's own tools first, the ones that can mislead).
     """
 
     kind = "distractor_tool"
@@ -439,12 +448,13 @@ class DistractorTools(Perturbation):
     def tools(self, tools: Tools, episode: EpisodeContext) -> Tools:
         """The tools plus the distractors, each placed at a random position."""
         taken = {str(_fn(t).get("name", "")) for t in tools}
-        sources = episode.rng.sample(tools, min(self.n, len(tools)))
+        sources = _sample(tools, self.n, episode)
         out = list(tools)
         for source in sources:
             service = episode.rng.choice(_SERVICES)
             fn = dict(_fn(source))
-            name = f"{service}_{fn.get('name', '')}"
+            source_name = fn.get("name", "")
+            name = f"{service}_{source_name}"
             if name in taken:
                 continue
             taken.add(name)
@@ -452,7 +462,7 @@ class DistractorTools(Perturbation):
             fn["description"] = f"[{service} service] {fn.get('description', '')}".strip()
             out.insert(episode.rng.randrange(len(out) + 1), {"type": "function", "function": fn})
             self._fake[name] = service
-            episode.note(self, name, f"distractor from the {service} service")
+            episode.note(self, name, f"distractor from the {service} service", original=str(source_name), shown=name)
         return out
 
     def before(self, tool: str, arguments: Any, episode: EpisodeContext) -> str | None:
@@ -467,7 +477,7 @@ class DuplicateTools(Perturbation):
     """Redundant near-duplicates of real tools (``get_balance_v2``): they work, as the original does.
 
     Args:
-        n: How many duplicates.
+        n: How many duplicates (of the task's own tools first).
     """
 
     kind = "duplicate_tool"
@@ -486,7 +496,7 @@ class DuplicateTools(Perturbation):
     def tools(self, tools: Tools, episode: EpisodeContext) -> Tools:
         """The tools plus the duplicates, each right after its original."""
         taken = {str(_fn(t).get("name", "")) for t in tools}
-        chosen = {id(t) for t in episode.rng.sample(tools, min(self.n, len(tools)))}
+        chosen = {id(t) for t in _sample(tools, self.n, episode)}
         out: Tools = []
         for tool in tools:
             out.append(tool)

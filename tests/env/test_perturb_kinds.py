@@ -215,6 +215,8 @@ def test_mixes_by_name_dict_and_toml(tmp_path: Path) -> None:
     )
     custom = mix(str(path))
     assert custom.name == "dr" and custom.kinds == ["typos", "latency", "renamed_tool"] and custom.per_episode == 2
+    example = mix(str(Path(__file__).resolve().parents[2] / "examples" / "perturb_dr.toml"))
+    assert example.per_episode == 2 and "distractor_tool" in example.kinds
     assert mix({"perturbation": [{"kind": "timeout", "p": 0.5}]}).perturbations[0].p == 0.5  # type: ignore[attr-defined]
     bad = [
         ("nope", "unknown perturbation mix 'nope'"),

@@ -284,6 +284,8 @@ def test_cli_train_runs_sft_and_grpo_and_writes_metrics_and_plot(tiny: Path, tmp
         "sft_steps = 2\nsft_batch = 2\ngrpo_steps = 1\nnum_generations = 2\nmax_completion_length = 8\n"
         'max_episode_steps = 2\nlora_r = 4\nlora_alpha = 8\nlora_targets = ["q_proj", "v_proj"]\n'
         "learning_rate = 0.01\neval_tasks = 2\nper_device_eval_batch_size = 2\nfork_starts = 1.0\n"
+        # domain randomization: SFT and rollouts under every kind, the evaluations under the run-time ones
+        'perturb = "all"\neval_perturb = "transition"\n'
     )
     env = {**os.environ, "GYM_MCP_HOME": str(tmp_path / "home")}
 
@@ -313,6 +315,7 @@ def test_cli_train_runs_sft_and_grpo_and_writes_metrics_and_plot(tiny: Path, tmp
     held_out = [json.loads(x)["id"] for x in (out / "test.jsonl").read_text().splitlines()]
     assert held_out == [e["task"] for e in after["episodes"]]
     assert (out / "train.jsonl").read_text().strip()
+    assert json.loads((out / "config.json").read_text())["perturb"] == "all"
     summary = json.loads((out / "summary.json").read_text())
     assert {"model load (conversion included)", "synthesis", "evaluation before", "SFT", "GRPO"} <= set(
         summary["timings"]
