@@ -282,11 +282,16 @@ class AsyncMCPEnv(EpisodeCore):
 
     async def _run_one(self, call: ToolCall) -> str:
         hook = self.call_hook
+        # the names the agent may call: the server's (through the view), or the names a perturbation shows
+        shown = self.view.tools.keys() if hook is None else {t["function"]["name"] for t in self.tools}
+
+        def unknown() -> str:
+            names = ", ".join(sorted(shown)) or "none"
+            return self._invalid(call, f"Error: unknown tool {call.name!r}; available tools: {names}", known_name=False)
+
         if hook is not None:  # a perturbation's names are mapped back; it may answer in the server's place
-            shown = sorted(t["function"]["name"] for t in self.tools)
             if call.name not in shown:  # e.g. a tool's name from before a perturbation renamed it
-                message = f"Error: unknown tool {call.name!r}; available tools: {', '.join(shown) or 'none'}"
-                return self._invalid(call, message, known_name=False)
+                return unknown()
             name, arguments = hook.route_call(call.name, call.arguments)
             call = ToolCall(name, arguments, call.id)
             injected = hook.before_call(call.name, call.arguments)
@@ -294,9 +299,7 @@ class AsyncMCPEnv(EpisodeCore):
                 return self._record_result(call, ToolResult(injected, is_error=True), injected)
         tool = self.view.tools.get(call.name)
         if tool is None:
-            names = ", ".join(sorted(t["function"]["name"] for t in self.tools)) or "none"
-            message = f"Error: unknown tool {call.name!r}; available tools: {names}"
-            return self._invalid(call, message, known_name=False)
+            return unknown()
         problem = check_arguments(call.arguments, tool.input_schema)
         if problem:
             return self._invalid(call, f"Error: {call.name}: {problem}", known_name=True)
