@@ -730,6 +730,7 @@ def rollout_group(
         fmt: The prompt format (default: `prompt_format` of the tokenizer).
         grammar: Decode calls under the tools' schemas (see `gym_mcp.policies.guided`).
     """
+    from gym_mcp.tasks.replay import shown_call
     from gym_mcp.train.data import compact_tools
 
     _, info = env.reset(seed=seed, options={"task": task})
@@ -738,10 +739,11 @@ def rollout_group(
     # with a simulated user, the reference dialogue up to the given calls (its questions included)
     turns: list[Any] = task.reference_dialogue() if "user" in info else [dict(c) for c in task.reference_calls]
     played = 0
+    renames = info.get("perturbations") or ()  # under a Perturb wrapper: the names shown
     for turn in turns:
         if played >= given:
             break
-        _, _, _, _, info = env.step(turn)
+        _, _, _, _, info = env.step(shown_call(turn, renames) if isinstance(turn, dict) else turn)
         played += isinstance(turn, dict)
     forks = env.unwrapped.fork(size)
     try:

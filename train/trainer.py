@@ -342,8 +342,9 @@ class TrainConfig:
             if problem:
                 raise ConfigError(f"{p}: {key} must be {problem}, got {value!r}")
         base = p.parent
-        for key in ("model", "tasks", "output_dir"):
-            if data.get(key) and not Path(data[key]).is_absolute() and (base / data[key]).exists():
+        for key in ("model", "tasks", "output_dir"):  # paths are relative to the file (a model may be a name)
+            relative = data.get(key) and not Path(data[key]).is_absolute()
+            if relative and (key == "output_dir" or (base / data[key]).exists()):
                 data[key] = str((base / data[key]).resolve())
         return cls(**data)
 

@@ -331,5 +331,7 @@ class EpisodeCore(ABC):
         for _ in range(n):
             env = self._clone_empty()
             await env.restore(snap)
+            if self.call_hook is not None:  # a perturbed episode's forks stay perturbed the same way
+                env.call_hook = self.call_hook.fork()
             forks.append(env)
         return forks

@@ -25,6 +25,7 @@ randomization, for training (``gym-mcp train`` with ``perturb = "static"``) as f
 from __future__ import annotations
 
 import copy
+import dataclasses
 import random
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
@@ -75,6 +76,7 @@ __all__ = [
     "Injection",
     "Mix",
     "Perturb",
+    "PerturbHook",
     "Perturbation",
     "mix",
 ]
@@ -124,6 +126,10 @@ class CallHook(Protocol):
         """The text the agent reads for the server's ``output``."""
         ...
 
+    def fork(self) -> CallHook:
+        """A copy for a forked environment."""
+        ...
+
 
 @dataclass
 class Mix:
@@ -159,6 +165,59 @@ class Mix:
         return [p.kind for p in self.perturbations]
 
 
+class PerturbHook:
+    """The `CallHook` an environment asks during one perturbed episode (made by `Perturb`).
+
+    It holds the episode's drawn perturbations, the tools they show and what they did; a forked
+    environment gets a copy (`fork`), so forks of a perturbed episode stay perturbed the same way.
+    """
+
+    def __init__(self, seed: int = 0) -> None:
+        self.active: list[Perturbation] = []
+        self.episode = EpisodeContext(random.Random(seed))
+        self.shown: list[dict[str, Any]] | None = None  # None: the environment's own tools (while it resets)
+        self.calls = 0
+
+    def fork(self) -> PerturbHook:
+        """An independent copy at this point of the episode (the same draws from here on)."""
+        twin = PerturbHook()
+        twin.active = [p.fork() for p in self.active]
+        rng = random.Random()
+        rng.setstate(self.episode.rng.getstate())
+        twin.episode = dataclasses.replace(self.episode, rng=rng, injected=list(self.episode.injected))
+        twin.shown = copy.deepcopy(self.shown)
+        twin.calls = self.calls
+        return twin
+
+    def present_tools(self, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The episode's perturbed tools (the environment's own while it resets)."""
+        return tools if self.shown is None else self.shown
+
+    def route_call(self, tool: str, arguments: Any) -> tuple[str, Any]:
+        """Undo the renames, last applied first."""
+        for perturbation in reversed(self.active):
+            tool, arguments = perturbation.route(tool, arguments)
+        return tool, arguments
+
+    def before_call(self, tool: str, arguments: Any) -> str | None:
+        """Ask each perturbation in turn; the first error text replaces the call."""
+        self.episode.call = self.calls
+        self.calls += 1
+        for perturbation in self.active:
+            text = perturbation.before(tool, arguments, self.episode)
+            if text is not None:
+                return text
+        return None
+
+    def after_call(self, tool: str, arguments: Any, output: str, is_error: bool) -> str:
+        """Pass the server's output through every perturbation's ``after`` (errors pass unchanged)."""
+        if is_error:
+            return output
+        for perturbation in self.active:
+            output = perturbation.after(tool, arguments, output, self.episode)
+        return output
+
+
 class Perturb(gym.Wrapper[Any, Any, Any, Any]):
     """Perturb a gym-mcp environment, reproducibly.
 
@@ -171,7 +230,8 @@ class Perturb(gym.Wrapper[Any, Any, Any, Any]):
     After ``reset`` and every ``step``, ``info["perturbations"]`` lists the episode's
     `Injection`s (as dicts) and ``info["perturbation_kinds"]`` the kinds drawn for it. A call
     made under a name the agent was shown is mapped back before it reaches the server, and
-    recorded (for rewards) under the server's name.
+    recorded (for rewards) under the server's name. ``env.unwrapped.fork(n)`` gives forks that
+    go on under the same perturbations.
 
     Raises:
         ConfigError: ``env`` is not a gym-mcp environment over MCP servers, or the mix is bad.
@@ -191,49 +251,51 @@ class Perturb(gym.Wrapper[Any, Any, Any, Any]):
         self.core = core
         self.mix = perturbations if isinstance(perturbations, Mix) else mix(perturbations)
         self.seed = seed
-        self.active: list[Perturbation] = []
-        self._episode = EpisodeContext(random.Random(seed))
+        self.hook = PerturbHook(seed)
         self._episodes = 0
-        self._calls = 0
-        self._shown: list[dict[str, Any]] | None = None
-        core.call_hook = self
+        core.call_hook = self.hook
+
+    @property
+    def active(self) -> list[Perturbation]:
+        """The perturbations drawn for this episode."""
+        return self.hook.active
 
     @property
     def injected(self) -> list[Injection]:
         """This episode's injections so far."""
-        return self._episode.injected
+        return self.hook.episode.injected
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         """Reset the environment, draw the episode's perturbations and apply the static ones."""
         rng = random.Random(f"perturb:{seed}" if seed is not None else f"perturb:{self.seed}:{self._episodes}")
         self._episodes += 1
-        self._calls = 0
-        self._shown = None  # the environment's own tools while it resets
-        self.active = self.mix.draw(rng)
+        hook = self.hook = PerturbHook()
+        self.core.call_hook = hook  # the environment's own tools while it resets
+        hook.active = self.mix.draw(rng)
         obs, info = self.env.reset(seed=seed, options=options)
         core = self.core
         task = core.task
-        self._episode = EpisodeContext(
+        hook.episode = EpisodeContext(
             rng,
             read_only=frozenset(name for name, tool in core.view.tools.items() if _read_only(tool)),
             values=task_values(task.instruction, task.argument_values()),
             needed=frozenset(str(c.get("name", "")) for c in task.reference_calls),
         )
-        for perturbation in self.active:
-            perturbation.start(self._episode)
+        for perturbation in hook.active:
+            perturbation.start(hook.episode)
         tools = core.tools
-        for perturbation in self.active:
-            tools = perturbation.tools(copy.deepcopy(tools), self._episode)
-        self._shown = tools
+        for perturbation in hook.active:
+            tools = perturbation.tools(copy.deepcopy(tools), hook.episode)
+        hook.shown = tools
         opening = core.messages[0]["content"] if core.messages and core.messages[0]["role"] == "user" else None
         if isinstance(opening, str):
             text = opening
-            for perturbation in self.active:
-                text = perturbation.instruction(text, self._episode)
+            for perturbation in hook.active:
+                text = perturbation.instruction(text, hook.episode)
             if text != opening:
                 core.messages[0]["content"] = text
                 obs = text if obs == opening else obs
-        info = {**info, "tools": self._shown, "messages": list(core.messages)}
+        info = {**info, "tools": hook.shown, "messages": list(core.messages)}
         return obs, self._with_injections(info)
 
     def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
@@ -242,39 +304,9 @@ class Perturb(gym.Wrapper[Any, Any, Any, Any]):
         return obs, reward, terminated, truncated, self._with_injections(info)
 
     def _with_injections(self, info: dict[str, Any]) -> dict[str, Any]:
-        info["perturbations"] = [asdict(i) for i in self._episode.injected]
-        info["perturbation_kinds"] = [p.kind for p in self.active]
+        info["perturbations"] = [asdict(i) for i in self.hook.episode.injected]
+        info["perturbation_kinds"] = [p.kind for p in self.hook.active]
         return info
-
-    # -- the CallHook the environment asks -----------------------------------------------------------
-
-    def present_tools(self, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The episode's perturbed tools (the environment's own while it resets)."""
-        return tools if self._shown is None else self._shown
-
-    def route_call(self, tool: str, arguments: Any) -> tuple[str, Any]:
-        """Undo the renames, last applied first."""
-        for perturbation in reversed(self.active):
-            tool, arguments = perturbation.route(tool, arguments)
-        return tool, arguments
-
-    def before_call(self, tool: str, arguments: Any) -> str | None:
-        """Ask each perturbation in turn; the first error text replaces the call."""
-        self._episode.call = self._calls
-        self._calls += 1
-        for perturbation in self.active:
-            text = perturbation.before(tool, arguments, self._episode)
-            if text is not None:
-                return text
-        return None
-
-    def after_call(self, tool: str, arguments: Any, output: str, is_error: bool) -> str:
-        """Pass the server's output through every perturbation's ``after`` (errors pass unchanged)."""
-        if is_error:
-            return output
-        for perturbation in self.active:
-            output = perturbation.after(tool, arguments, output, self._episode)
-        return output
 
 
 def _read_only(tool: Any) -> bool:

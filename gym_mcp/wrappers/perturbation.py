@@ -15,6 +15,7 @@ wrapper, so an episode replays byte for byte; what a perturbation did is noted w
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 import re
@@ -118,6 +119,10 @@ class Perturbation:
     def after(self, tool: str, arguments: Any, output: str, episode: EpisodeContext) -> str:
         """The text to show for the server's ``output`` (the call did run)."""
         return output
+
+    def fork(self) -> Perturbation:
+        """An independent copy with this episode's state (for a forked environment)."""
+        return copy.deepcopy(self)
 
     def __repr__(self) -> str:
         settings = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))

@@ -13,6 +13,7 @@ words that are not part of any of the task's values.
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -207,6 +208,10 @@ class Paraphrase(_TextPerturbation):
             client = ChatClient(endpoint, timeout=30.0, max_retries=1)
         self.client = client
         self.model = model
+
+    def fork(self) -> Paraphrase:
+        """The same paraphraser (it keeps no per-episode state; its chat client is shared)."""
+        return copy.copy(self)
 
     def rewrite(self, text: str, episode: EpisodeContext) -> str:
         """``text`` with synonyms swapped in."""

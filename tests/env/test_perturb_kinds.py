@@ -295,3 +295,25 @@ def test_cli_eval_reports_clean_and_perturbed_per_family_and_kind(task: Task, tm
     assert (tmp_path / "run" / "perturbations.png").stat().st_size > 5_000
     bad = _eval(tasks, str(tmp_path / "nope.toml"))
     assert bad.returncode != 0 and bad.stderr.strip().count("\n") == 0 and "nope.toml: cannot read it" in bad.stderr
+
+
+def test_forks_of_a_perturbed_episode_stay_perturbed_and_independent(task: Task) -> None:
+    env = Perturb(gym.make("gym_mcp/Banking-v0", tasks=[task], max_steps=40), [RenamedTools(p=1.0)])
+    forks = []
+    try:
+        env.reset(seed=2)
+        env.step({"name": "insert", "arguments": {}})  # unknown: renames leave 'deposit' as 'deposit_op'
+        forks = env.unwrapped.fork(2)
+        for fork in forks:
+            assert {t["function"]["name"] for t in fork.tools} == {t["function"]["name"] for t in env.unwrapped.tools}
+            assert fork.step({"name": "get_balance", "arguments": {"account_id": "ACC-1001"}})[0].startswith(
+                "Error: unknown tool 'get_balance'"
+            )
+        obs, *_ = forks[0].step({"name": "deposit_op", "arguments": {"account_id": "ACC-1001", "amount": 2.0}})
+        assert not obs.startswith("Error"), obs
+        assert forks[0].core.calls[-1].name == "deposit"
+        assert forks[0].state.fingerprint() != forks[1].state.fingerprint() == env.unwrapped.state.fingerprint()
+    finally:
+        for fork in forks:
+            fork.close()
+        env.close()

@@ -42,7 +42,7 @@ def test_sft_conversations_are_played_under_the_mix() -> None:
     try:
         messages, tools = reference_conversation(env, task, distractors=1)
         assert env.unwrapped.state.fingerprint() == task.expected_fingerprint
-        injected = env.unwrapped.core.call_hook.injected
+        injected = env.injected
     finally:
         env.close()
     called = [c["function"]["name"] for m in messages if m["role"] == "assistant" for c in m.get("tool_calls", [])]

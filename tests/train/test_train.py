@@ -366,6 +366,7 @@ def test_example_configs_parse_and_the_adapter_example_runs(tiny: Path, tmp_path
     root = Path(__file__).resolve().parents[2]
     for name in ("train_cpu.toml", "train_gpu.toml"):
         assert TrainConfig.from_toml(root / "examples" / name).learning_rate > 0
+    assert TrainConfig.from_toml(root / "examples" / "train_dr.toml").perturb == "static"
     spelled_out = TrainConfig.from_toml(root / "examples" / "train_cpu.toml")  # the default run, spelled out
     assert dataclasses.replace(spelled_out, output_dir=TrainConfig().output_dir) == TrainConfig()
     tasks = tmp_path / "tasks.jsonl"
