@@ -423,6 +423,13 @@ def _sample(tools: Tools, n: int, episode: EpisodeContext) -> Tools:
     return (own + rest)[:n]
 
 
+def _copy_of(tool: dict[str, Any], name: str, description: str) -> dict[str, Any]:
+    """A new tool with ``tool``'s schema (deep-copied: later perturbations edit each on its own)."""
+    fn = copy.deepcopy(_fn(tool))
+    fn["name"], fn["description"] = name, description
+    return {"type": "function", "function": fn}
+
+
 _SERVICES = ("legacy", "archive", "sandbox", "partner")
 
 
@@ -457,15 +464,13 @@ class DistractorTools(Perturbation):
         out = list(tools)
         for source in sources:
             service = episode.rng.choice(_SERVICES)
-            fn = dict(_fn(source))
-            source_name = fn.get("name", "")
+            source_name = str(_fn(source).get("name", ""))
             name = f"{service}_{source_name}"
             if name in taken:
                 continue
             taken.add(name)
-            fn["name"] = name
-            fn["description"] = f"[{service} service] {fn.get('description', '')}".strip()
-            out.insert(episode.rng.randrange(len(out) + 1), {"type": "function", "function": fn})
+            described = f"[{service} service] {_fn(source).get('description', '')}".strip()
+            out.insert(episode.rng.randrange(len(out) + 1), _copy_of(source, name, described))
             self._fake[name] = service
             episode.note(self, name, f"distractor from the {service} service", original=str(source_name), shown=name)
         return out
@@ -507,15 +512,12 @@ class DuplicateTools(Perturbation):
             out.append(tool)
             if id(tool) not in chosen:
                 continue
-            fn = dict(_fn(tool))
-            original = str(fn.get("name", ""))
+            original = str(_fn(tool).get("name", ""))
             name = f"{original}_v2"
             if name in taken:
                 continue
             taken.add(name)
-            fn["name"] = name
-            fn["description"] = f"Version 2 of {original}. {fn.get('description', '')}".strip()
-            out.append({"type": "function", "function": fn})
+            out.append(_copy_of(tool, name, f"Version 2 of {original}. {_fn(tool).get('description', '')}".strip()))
             self._copies[name] = original
             episode.note(self, name, f"duplicate of {original}", original=original, shown=name)
         return out

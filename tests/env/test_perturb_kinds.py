@@ -317,3 +317,19 @@ def test_forks_of_a_perturbed_episode_stay_perturbed_and_independent(task: Task)
         for fork in forks:
             fork.close()
         env.close()
+
+
+def test_a_duplicate_is_its_own_tool_for_the_perturbations_after_it(task: Task) -> None:
+    """A duplicate shares no schema with its original: a later rename reaches each, and each maps back."""
+    env = Perturb(
+        gym.make("gym_mcp/Banking-v0", tasks=[task], max_steps=10), [DuplicateTools(n=22), RenamedParams(p=1.0)]
+    )
+    try:
+        _, info = env.reset(seed=0)
+        shown = {t["function"]["name"]: t["function"] for t in info["tools"]}
+        assert shown["get_balance_v2"]["parameters"]["required"] == ["accountId"]
+        for name in ("get_balance", "get_balance_v2"):
+            obs, *_ = env.step({"name": name, "arguments": {"accountId": "ACC-1001"}})
+            assert json.loads(obs)["account_id"] == "ACC-1001", (name, obs)
+    finally:
+        env.close()
