@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from gym_mcp.cli.args import Parser, add_serve_flags
+from gym_mcp.cli.args import Parser, add_serve_flags, positive
 
 __all__ = ["register"]
 
@@ -29,6 +29,21 @@ def register(sub: Any) -> None:
     )
     serve.add_argument("--seed", type=int, default=0, help="seed of the generated data for a new database or folder")
     add_token_arguments(serve)
+    serve.add_argument(
+        "--sessions",
+        action="store_true",
+        help=(
+            "http only: one process, a private state per session (made from --seed when it opens), "
+            "reset and snapshotted through a control channel at /control that needs the token"
+        ),
+    )
+    serve.add_argument("--max-sessions", type=positive, default=None, help="with --sessions: the most open at once")
+    serve.add_argument(
+        "--idle-timeout",
+        type=positive,
+        default=1800,
+        help="with --sessions: seconds a session may stay idle before it is ended (default 1800)",
+    )
     serve.set_defaults(run=_serve)
 
     sb = sub.add_parser("serve-bfcl", help="serve one BFCL multi-turn entry's backends for any MCP client ([bfcl])")
@@ -85,10 +100,45 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         if args.root is not None and not isinstance(kit, DirectoryKit):
             raise ValueError(f"--root is for the filesystem server; {args.name} keeps its state in a database (--db)")
+        if args.sessions:
+            return _serve_sessions(kit, args)
         return kit.serve_args(args)
     except ValueError as exc:  # a bad argument: one line, status 2, as the parser would
         print(f"gym-mcp serve: error: {exc}", file=sys.stderr)
         return 2
+
+
+def _serve_sessions(kit: Any, args: argparse.Namespace) -> int:
+    """``serve NAME --transport http --sessions``: many sessions, each on its own state, in one process.
+
+    Raises:
+        ValueError: Not over HTTP, a folder server, a database given, or no token.
+    """
+    from gym_mcp.live.session_server import serve_sessions
+    from gym_mcp.servers import DirectoryKit
+    from gym_mcp.servers.kit.server import TOKEN_ENV, http_token
+
+    if args.transport != "http":
+        raise ValueError("--sessions needs --transport http")
+    if isinstance(kit, DirectoryKit):
+        raise ValueError(f"--sessions serves database servers; {args.name} keeps its state in a folder")
+    if args.db is not None:
+        raise ValueError("--sessions gives every session its own database; --db does not apply")
+    token = http_token(args.token, host=args.host, allow_no_token=False)
+    if token is None:
+        raise ValueError(
+            f"--sessions needs a token (its control channel resets and reads every session): "
+            f"set ${TOKEN_ENV} or --token"
+        )
+    return serve_sessions(
+        kit,
+        token=token,
+        host=args.host,
+        port=args.port,
+        seed=args.seed,
+        max_sessions=args.max_sessions,
+        idle_timeout=float(args.idle_timeout),
+    )
 
 
 def _serve_bfcl(args: argparse.Namespace) -> int:

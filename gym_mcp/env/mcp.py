@@ -20,7 +20,7 @@ from gym_mcp.actions.schema import check_arguments, openai_tools
 from gym_mcp.env.config import EnvConfig, TaskSource, coerce_tasks
 from gym_mcp.env.core import OVER, EpisodeCore, EpisodeSnapshot, reward_terms
 from gym_mcp.env.sync import SyncEnv
-from gym_mcp.errors import StateError, TaskError
+from gym_mcp.errors import ConfigError, StateError, TaskError
 from gym_mcp.live.connection import ToolResult
 from gym_mcp.live.pool import ServerPool
 from gym_mcp.live.runner import run_sync
@@ -398,6 +398,12 @@ class MCPEnv(SyncEnv[AsyncMCPEnv]):
             next observation; the user's stop ends the episode. None: text ends the episode.
         max_user_turns: The user's replies before the episode is truncated.
         max_steps_per_turn: Agent steps between two user messages before truncation.
+        url: With ``sessions=True``: the MCP endpoint of a sessions server
+            (``gym-mcp serve NAME --transport http --sessions``), e.g. ``"http://127.0.0.1:8000/mcp"``.
+        sessions: Open a session on the server at ``url`` instead of starting a server process:
+            its state is private to this env, and reset, snapshot, restore and fork go through the
+            server's control channel (see `gym_mcp.live.sessions`). Needs ``transport="http"``.
+        token: The sessions server's bearer token (default: ``$GYM_MCP_TOKEN``).
     """
 
     def __init__(
@@ -418,8 +424,11 @@ class MCPEnv(SyncEnv[AsyncMCPEnv]):
         user: UserSpec = None,
         max_user_turns: int = 10,
         max_steps_per_turn: int = 10,
+        url: str | None = None,
+        sessions: bool = False,
+        token: str | None = None,
     ) -> None:
-        source = server if isinstance(server, ServerSource) else bundled_source(server, transport)
+        source = _source(server, transport, url=url, sessions=sessions, token=token)
         config = EnvConfig(
             max_steps=max_steps,
             call_timeout=call_timeout,
@@ -445,6 +454,33 @@ class MCPEnv(SyncEnv[AsyncMCPEnv]):
     def state(self) -> StateBackend:
         """The live server's state backend (fingerprint, snapshot, diff)."""
         return self.core.state
+
+
+def _source(
+    server: str | ServerSource, transport: Transport, *, url: str | None, sessions: bool, token: str | None
+) -> ServerSource:
+    """The source `MCPEnv` runs: the one given, a session on a sessions server, or a bundled server.
+
+    Raises:
+        ConfigError: ``url``/``token`` without ``sessions``, or ``sessions`` without ``url`` or
+            with a transport other than http.
+    """
+    if sessions:
+        if isinstance(server, ServerSource):
+            raise ConfigError("sessions=True takes a bundled server name, not a ServerSource")
+        if transport != "http" or not url:
+            raise ConfigError(
+                "sessions=True needs transport='http' and url='http://HOST:PORT/mcp' of a sessions server"
+            )
+        from gym_mcp.live.sessions import SessionsSource
+
+        return SessionsSource(server, url, token=token)
+    if url is not None or token is not None:
+        raise ConfigError(
+            "url= and token= go with sessions=True (a sessions server); for any other server at a URL, "
+            "use gym_mcp/External-v0"
+        )
+    return server if isinstance(server, ServerSource) else bundled_source(server, transport)
 
 
 def _read_only(tool: Tool) -> bool:

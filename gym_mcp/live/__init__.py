@@ -6,6 +6,7 @@
 - `server`: `LiveServer` (running server(s) plus their state) and the `ServerSource` interface;
 - `pool`: `ServerPool`, which keeps servers warm between environments;
 - `sources`: `BundledSource`, `ExternalSource` (any MCP server), `ComposedSource`;
+- `sessions`: `SessionsSource`, a session each on one sessions server (`session_server`);
 - `spec`: server spec files (TOML / JSON / YAML) for third-party servers.
 """
 
@@ -15,6 +16,7 @@ from gym_mcp.live.connection import Launch, LiveConnection, ToolResult, free_por
 from gym_mcp.live.pool import ServerPool, get_pool
 from gym_mcp.live.runner import run_sync
 from gym_mcp.live.server import TRANSPORTS, LivePart, LiveServer, ServerSource, Transport
+from gym_mcp.live.sessions import SessionsSource, SessionState
 from gym_mcp.live.sources import BundledSource, ComposedSource, CompositionSource, ExternalSource, bundled_source
 from gym_mcp.live.spec import ServerSpec, load_spec
 
@@ -31,6 +33,8 @@ __all__ = [
     "ServerPool",
     "ServerSource",
     "ServerSpec",
+    "SessionState",
+    "SessionsSource",
     "ToolResult",
     "Transport",
     "bundled_source",

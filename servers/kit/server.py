@@ -100,17 +100,20 @@ class ToolInfo:
 _CONFIRM_RULE = re.compile(r"^(always|(\w+) >= (\d+(?:\.\d+)?))$")
 
 
-def make_engine(database: str | sqlite3.Connection) -> Engine:
+def make_engine(database: str | sqlite3.Connection | Engine) -> Engine:
     """Build the engine a server uses for its database.
 
     Args:
-        database: A SQLAlchemy URL, or an open `sqlite3.Connection` (an in-memory database
-            shared with the caller, used by in-process servers).
+        database: A SQLAlchemy URL, an open `sqlite3.Connection` (an in-memory database
+            shared with the caller, used by in-process servers), or an `Engine`, used as it is
+            (e.g. one whose connections go to the database of the MCP session calling).
 
     Returns:
         An engine that opens a fresh connection per session for URLs (so a restore done from
         outside is seen by the next call), or always hands out the given connection.
     """
+    if isinstance(database, Engine):
+        return database
     if isinstance(database, sqlite3.Connection):
         conn = database
         engine = create_engine("sqlite://", creator=lambda: conn, poolclass=StaticPool)
@@ -300,11 +303,12 @@ class ServerKit:
             if not isinstance(database, sqlite3.Connection):  # disposing would close a shared connection
                 engine.dispose()
 
-    def create_server(self, database: str | sqlite3.Connection, *, token: str | None = None) -> MCPServer:
+    def create_server(self, database: str | sqlite3.Connection | Engine, *, token: str | None = None) -> MCPServer:
         """Build a live MCP server bound to one database.
 
         Args:
-            database: A SQLAlchemy URL or an open `sqlite3.Connection` (in-process use).
+            database: A SQLAlchemy URL, an open `sqlite3.Connection` (in-process use) or an
+                `Engine` (see `make_engine`).
             token: A bearer token every HTTP request must carry (see `bearer_auth`); None for
                 none. Only the HTTP transport checks it.
 
