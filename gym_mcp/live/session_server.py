@@ -526,8 +526,13 @@ def _control_routes(host: SessionHost) -> list[tuple[str, list[str], Handler]]:
             if not isinstance(given, int) or isinstance(given, bool):
                 raise _Refused(400, f"seed must be an integer, got {given!r:.80}")
             seed = given
-        snap = await anyio.to_thread.run_sync(host.seed_snapshot, seed)
-        await anyio.to_thread.run_sync(session.state.restore, snap)
+
+        def work() -> Snapshot:
+            snap = host.seed_snapshot(seed)
+            session.state.restore(snap)
+            return snap
+
+        snap = await anyio.to_thread.run_sync(work)
         return JSONResponse({"seed": seed, "digest": snap.digest})
 
     async def snapshot(request: Request) -> Response:
