@@ -93,12 +93,18 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 class _Refused(Exception):
-    """A control or opening request that cannot be served: an HTTP status and a message."""
+    """A control or opening request that cannot be served: an HTTP status, a message, and what is missing."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, missing: str | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.missing = missing
+
+    def response(self) -> JSONResponse:
+        """The JSON answer: ``{"error": message}``, plus ``"missing": "session" | "snapshot"`` on a 404."""
+        body = {"error": self.message} if self.missing is None else {"error": self.message, "missing": self.missing}
+        return JSONResponse(body, status_code=self.status)
 
 
 @dataclass
@@ -134,6 +140,7 @@ class SessionHost:
         idle_timeout: Seconds a session may go without a request before it is ended (None: never).
         max_sessions: The most sessions open at once (None: no limit).
         max_snapshots: Snapshots held for restores by digest (the least recently used are dropped).
+        max_held_bytes: The most bytes the held snapshots may take together.
         max_snapshot_bytes: The largest snapshot a control request may send.
 
     Raises:
@@ -150,6 +157,7 @@ class SessionHost:
         idle_timeout: float | None = 30 * 60,
         max_sessions: int | None = None,
         max_snapshots: int = 64,
+        max_held_bytes: int = 512 * 2**20,
         max_snapshot_bytes: int = 256 * 2**20,
     ) -> None:
         from gym_mcp.live.sources import BundledSource
@@ -162,6 +170,7 @@ class SessionHost:
         self.idle_timeout = idle_timeout
         self.max_sessions = max_sessions
         self.max_snapshots = max_snapshots
+        self.max_held_bytes = max_held_bytes
         self.max_snapshot_bytes = max_snapshot_bytes
         self._token = token.encode()
         self._owns_workdir = workdir is None
@@ -266,12 +275,15 @@ class SessionHost:
     # -- snapshots -----------------------------------------------------------------------------
 
     def hold(self, snap: Snapshot) -> None:
-        """Keep ``snap`` for restores by digest (the least recently used are dropped past `max_snapshots`)."""
+        """Keep ``snap`` for restores by digest (the least recently used go past the count or bytes held)."""
         with self._lock:
             self._snapshots[snap.digest] = snap
             self._snapshots.move_to_end(snap.digest)
-            while len(self._snapshots) > self.max_snapshots:
-                self._snapshots.popitem(last=False)
+            held = sum(len(s) for s in self._snapshots.values())
+            while len(self._snapshots) > 1 and (
+                len(self._snapshots) > self.max_snapshots or held > self.max_held_bytes
+            ):
+                held -= len(self._snapshots.popitem(last=False)[1])
 
     def held(self, digest: str) -> Snapshot | None:
         """A held snapshot by digest, or None."""
@@ -358,7 +370,9 @@ class SessionHost:
         if digest is not None:
             snap = self.held(digest.strip())
             if snap is None:
-                raise _Refused(404, f"no snapshot with digest {digest[:80]!r} is held; POST it to /control/snapshots")
+                raise _Refused(
+                    404, f"no snapshot with digest {digest[:80]!r} is held; POST it to /control/snapshots", "snapshot"
+                )
             return snap
         if seed_text is None:
             return self.seed_snapshot(self.seed)
@@ -417,7 +431,7 @@ class _SessionLifecycle:
                 if key is not None:
                     await anyio.to_thread.run_sync(self.host.open_session, key, initial)
             except _Refused as exc:
-                await JSONResponse({"error": exc.message}, status_code=exc.status)(scope, receive, send)
+                await exc.response()(scope, receive, send)
                 return
             if key is None:  # a handshake-era client without a key: named by the session id it gets
                 await self.app(scope, receive, self._opening(initial, send))
@@ -475,7 +489,7 @@ def _control_routes(host: SessionHost) -> list[tuple[str, list[str], Handler]]:
             try:
                 return await work(request)
             except _Refused as exc:
-                return JSONResponse({"error": exc.message}, status_code=exc.status)
+                return exc.response()
             except StateError as exc:
                 return JSONResponse({"error": str(exc)}, status_code=400)
 
@@ -486,7 +500,7 @@ def _control_routes(host: SessionHost) -> list[tuple[str, list[str], Handler]]:
         try:
             return host.session(ref)
         except KeyError:
-            raise _Refused(404, f"no open session {ref[:80]!r}; GET /control/sessions lists them") from None
+            raise _Refused(404, f"no open session {ref[:80]!r}; GET /control/sessions lists them", "session") from None
 
     async def body_of(request: Request) -> bytes:
         size = request.headers.get("content-length")
@@ -507,6 +521,7 @@ def _control_routes(host: SessionHost) -> list[tuple[str, list[str], Handler]]:
         )
 
     async def sessions(request: Request) -> Response:
+        host.sweep()
         return JSONResponse({"sessions": [s.name for s in host.sessions]})
 
     async def end(request: Request) -> Response:
@@ -552,7 +567,7 @@ def _control_routes(host: SessionHost) -> list[tuple[str, list[str], Handler]]:
                 raise _Refused(400, f"send the snapshot's bytes, or an empty body and its {DIGEST_HEADER}")
             held = host.held(digest)
             if held is None:
-                raise _Refused(404, f"no snapshot with digest {digest[:80]!r} is held; send its bytes")
+                raise _Refused(404, f"no snapshot with digest {digest[:80]!r} is held; send its bytes", "snapshot")
             snap = held
         await anyio.to_thread.run_sync(session.state.restore, snap)
         return JSONResponse({"digest": snap.digest})

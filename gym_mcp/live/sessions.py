@@ -77,7 +77,7 @@ class SessionState(StateBackend):
         """Make the session's database the snapshot's (by digest when the server holds it, else sent)."""
         self._check_kind(snapshot)
         response = self._request("restore the state", "PUT", "/snapshot", headers={DIGEST_HEADER: snapshot.digest})
-        if response.status_code == 404 and "no snapshot" in _error_of(response):
+        if response.status_code == 404 and _missing(response) == "snapshot":
             response = self._request(
                 "restore the state",
                 "PUT",
@@ -120,6 +120,15 @@ class SessionState(StateBackend):
         finally:
             self._closed = True
             self._local.close()
+
+
+def _missing(response: httpx.Response) -> str | None:
+    """What a 404 of the control channel says is missing: ``"session"``, ``"snapshot"`` (None: not said)."""
+    try:
+        body = response.json()
+    except ValueError:
+        return None
+    return body.get("missing") if isinstance(body, dict) else None
 
 
 def _error_of(response: httpx.Response) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import threading
 import time
@@ -21,9 +22,9 @@ import uvicorn
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from gym_mcp import BundledSource, Task, free_port
+from gym_mcp import BundledSource, Launch, LiveConnection, SQLiteState, Task, free_port
 from gym_mcp.errors import ConfigError, ServerStartError, StateError
-from gym_mcp.live.session_server import SESSION_HEADER, SessionHost
+from gym_mcp.live.session_server import SESSION_HEADER, SNAPSHOT_HEADER, SessionHost
 from gym_mcp.live.sessions import SessionsSource, SessionState
 from gym_mcp.servers import get_kit
 from gym_mcp.tasks import replay
@@ -52,6 +53,12 @@ def server() -> Iterator[str]:
         host.close()
 
 
+@functools.cache
+def http() -> httpx.Client:
+    """One HTTP client for the tests' control requests (making one costs ~50 ms)."""
+    return httpx.Client(timeout=30)
+
+
 def control(server: str) -> str:
     return server.removesuffix("/mcp") + "/control"
 
@@ -67,7 +74,7 @@ async def mcp_client(server: str, **options: object) -> AsyncIterator[Client]:
 
 
 def open_names(server: str) -> set[str]:
-    return set(httpx.get(f"{control(server)}/sessions", headers=AUTH).json()["sessions"])
+    return set(http().get(f"{control(server)}/sessions", headers=AUTH).json()["sessions"])
 
 
 def test_sixteen_concurrent_sessions_each_hold_only_their_own_writes(server: str) -> None:
@@ -133,10 +140,10 @@ def test_the_control_channel_refuses_without_the_token_and_changes_nothing(serve
         ]
         for headers in ({}, {"Authorization": "Bearer wrong-token"}, {"Authorization": TOKEN}):
             for method, path, body in requests:
-                response = httpx.request(method, base + path, headers=headers, content=body)
+                response = http().request(method, base + path, headers=headers, content=body)
                 assert response.status_code == 401, (method, path, response.text)
                 assert "token" in response.json()["error"]
-            assert httpx.post(server, headers=headers, json={}).status_code == 401  # the MCP endpoint wants it too
+            assert http().post(server, headers=headers, json={}).status_code == 401  # the MCP endpoint wants it too
         assert state.fingerprint() == before
         assert name in open_names(server)
     finally:
@@ -228,9 +235,36 @@ def test_reset_over_the_control_channel_restores_the_seed(server: str) -> None:
     asyncio.run(run())
 
 
+def test_a_session_starts_from_a_seed_or_a_held_snapshot(server: str) -> None:
+    local = BundledSource("banking")
+    snap = local.initial_snapshot(5)
+    kept = http().post(f"{control(server)}/snapshots", headers=AUTH, content=snap.data)
+    assert kept.json()["digest"] == snap.digest
+
+    async def fingerprint_at_start(name: str, header: str, value: str) -> str:
+        headers = {**AUTH, SESSION_HEADER: name, header: value}
+        connection = LiveConnection(Launch("banking", "http", url=server, headers=headers))
+        try:
+            await connection.start()
+            return str(http().get(f"{control(server)}/sessions/{name}/fingerprint", headers=AUTH).json()["fingerprint"])
+        finally:
+            await connection.close()
+            http().delete(f"{control(server)}/sessions/{name}", headers=AUTH)
+
+    state = SQLiteState(None, volatile=local.kit.volatile_columns)
+    assert asyncio.run(fingerprint_at_start("from-snapshot", SNAPSHOT_HEADER, snap.digest)) == state.fingerprint_of(
+        snap
+    )
+    seeded = asyncio.run(fingerprint_at_start("from-seed", "Gym-MCP-Seed", "2"))
+    assert seeded == state.fingerprint_of(local.initial_snapshot(2))
+    unknown = http().post(server, headers={**AUTH, SESSION_HEADER: "x", SNAPSHOT_HEADER: "0" * 64}, json={})
+    assert unknown.status_code == 404 and unknown.json()["missing"] == "snapshot"
+    assert not {"from-snapshot", "from-seed", "x"} & open_names(server)
+
+
 def test_bad_input_gets_clear_errors(server: str) -> None:
     base = control(server)
-    assert httpx.get(f"{base}/sessions/nope/fingerprint", headers=AUTH).json()["error"].startswith("no open session")
+    assert http().get(f"{base}/sessions/nope/fingerprint", headers=AUTH).json()["error"].startswith("no open session")
     source = SessionsSource("banking", server, token=TOKEN)
 
     async def run() -> None:
@@ -242,9 +276,9 @@ def test_bad_input_gets_clear_errors(server: str) -> None:
                 (b"not a database", "not an SQLite database"),
                 (b"SQLite format 3\x00" + b"\x00" * 200, "not a"),
             ]:
-                response = httpx.put(f"{base}/sessions/{name}/snapshot", headers=AUTH, content=body)
+                response = http().put(f"{base}/sessions/{name}/snapshot", headers=AUTH, content=body)
                 assert response.status_code == 400 and says in response.json()["error"], response.text
-            response = httpx.post(f"{base}/sessions/{name}/reset", headers=AUTH, content=b'{"seed": "x"}')
+            response = http().post(f"{base}/sessions/{name}/reset", headers=AUTH, content=b'{"seed": "x"}')
             assert response.status_code == 400 and "seed must be an integer" in response.json()["error"]
             with pytest.raises(StateError, match="not an SQLite database"):
                 live.state.restore(type(live.state.snapshot())("sqlite", b"garbage", "d" * 64))
@@ -254,7 +288,7 @@ def test_bad_input_gets_clear_errors(server: str) -> None:
             await live.close()
 
     asyncio.run(run())
-    bad_seed = httpx.post(server, headers={**AUTH, SESSION_HEADER: "k", "Gym-MCP-Seed": "x"}, json={})
+    bad_seed = http().post(server, headers={**AUTH, SESSION_HEADER: "k", "Gym-MCP-Seed": "x"}, json={})
     assert bad_seed.status_code == 400 and "must be an integer" in bad_seed.json()["error"]
     with pytest.raises(ServerStartError, match="refused the token"):
         gym.make("gym_mcp/Banking-v0", transport="http", url=server, sessions=True, token="wrong-token")
