@@ -248,6 +248,14 @@ class SessionHost:
         found.last_used = time.monotonic()
         return found
 
+    def touch(self, name: str) -> bool:
+        """Mark the session ``name`` as used now; False when no such session is open."""
+        try:
+            self.session(name)
+        except KeyError:
+            return False
+        return True
+
     def sweep(self) -> list[str]:
         """End the sessions idle for longer than ``idle_timeout``; their names."""
         if self.idle_timeout is None:
@@ -425,7 +433,8 @@ class _SessionLifecycle:
             return
         key = headers.get(SESSION_HEADER) or None
         mcp_id = headers.get(_MCP_SESSION_ID) or None
-        if key is not None or (mcp_id is None and scope["method"] == "POST"):
+        opening = key is None and mcp_id is None and scope["method"] == "POST"
+        if opening or (key is not None and not self.host.touch(key)):
             try:
                 initial = self.host.initial(headers)
                 if key is not None:
@@ -433,7 +442,7 @@ class _SessionLifecycle:
             except _Refused as exc:
                 await exc.response()(scope, receive, send)
                 return
-            if key is None:  # a handshake-era client without a key: named by the session id it gets
+            if opening:  # a handshake-era client without a key: named by the session id it gets
                 await self.app(scope, receive, self._opening(initial, send))
                 return
         status = await _watched(self.app, scope, receive, send)
