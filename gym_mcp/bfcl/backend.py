@@ -111,9 +111,17 @@ class BFCLWorld:
         self._methods = {
             method: f"{class_name}_instance"
             for class_name, instance in instances.items()
-            for method, _ in inspect.getmembers(instance, predicate=inspect.ismethod)
-            if not method.startswith("_")
+            for method in _public_methods(instance)
         }
+
+    @property
+    def listing(self) -> tuple[tuple[str, str], ...]:
+        """What ``tools/list`` returns, as a key: equal keys list the same tools.
+
+        The visible docs' names and descriptions (a doc is fixed by them, as `_mcp_tools`
+        assumes too); it changes only at `load`, `reveal` and `undump`.
+        """
+        return _listing_key(self.functions)
 
     def dump(self) -> bytes:
         """The whole world as bytes (instances with their private state, visible docs)."""
@@ -165,12 +173,34 @@ class BFCLWorld:
         return _as_text(result), False
 
 
+_method_cache: dict[type, tuple[str, ...]] = {}
+
+
+def _public_methods(instance: Any) -> tuple[str, ...]:
+    """The public method names of a backend instance (``inspect.getmembers``), cached per class.
+
+    A world is rebuilt at every reset (`BFCLWorld.undump`) and ``getmembers`` walks every
+    attribute: it cost more than the rest of a reset. The backends' methods are their
+    classes' (no instance adds one), so the names are the same for every instance of a class.
+    """
+    names = _method_cache.get(type(instance))
+    if names is None:
+        names = _method_cache[type(instance)] = tuple(
+            name for name, _ in inspect.getmembers(instance, predicate=inspect.ismethod) if not name.startswith("_")
+        )
+    return names
+
+
+def _listing_key(functions: Sequence[Mapping[str, Any]]) -> tuple[tuple[str, str], ...]:
+    return tuple((f["name"], f["description"]) for f in functions)
+
+
 _tool_cache: dict[tuple[tuple[str, str], ...], list[types.Tool]] = {}
 
 
 def _mcp_tools(functions: Sequence[Mapping[str, Any]]) -> list[types.Tool]:
     """MCP tools of BFCL docs (schemas converted by BFCL), cached: docs are fixed per name."""
-    key = tuple((f["name"], f["description"]) for f in functions)
+    key = _listing_key(functions)
     tools = _tool_cache.get(key)
     if tools is None:
         tools = _tool_cache[key] = [

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -142,6 +142,8 @@ class AsyncBFCLEnv(EpisodeCore):
         self.entry: Mapping[str, Any] = {}
         self.task: Task | None = None
         self._tools: list[dict[str, Any]] = []
+        self._tool_names: frozenset[str] = frozenset()
+        self._converted: dict[Hashable, tuple[list[dict[str, Any]], frozenset[str]]] = {}
         super().__init__(pool)
         self._start(ids[0])
 
@@ -194,9 +196,23 @@ class AsyncBFCLEnv(EpisodeCore):
         return state
 
     async def _refresh_tools(self) -> None:
-        """List the tools anew from the server (the list changes in ``miss_func`` entries)."""
-        assert self.live is not None
-        self._tools = mcp_to_openai(await self.live.connection.list_tools())
+        """The tools the server lists now, in OpenAI format (the list changes in ``miss_func`` entries).
+
+        The server lists the world's visible functions, which change only when an entry or a
+        snapshot is restored or held-out functions are revealed. Their key
+        (`BFCLWorld.listing`) goes with the request as its version, so the connection lists
+        over MCP only when the list can have changed since its last listing; a turn of an
+        unchanged list costs no ``tools/list`` round trip. The conversion to OpenAI format is
+        cached per key too (it is a function of the list).
+        """
+        live = self._require_live()
+        version = self.state.world.listing
+        listed = await live.connection.list_tools(version=version)
+        converted = self._converted.get(version)
+        if converted is None:
+            tools = mcp_to_openai(listed)
+            converted = self._converted[version] = (tools, frozenset(t["function"]["name"] for t in tools))
+        self._tools, self._tool_names = converted
 
     @property
     def tools(self) -> list[dict[str, Any]]:
@@ -303,7 +319,7 @@ class AsyncBFCLEnv(EpisodeCore):
         calls = self._assistant_calls(parsed)
         # The record keeps each call as BFCL's handler does: {name: raw JSON arguments}.
         self.record[-1].append([{c.name: json.dumps(c.arguments, ensure_ascii=False)} for c in calls])
-        listed = {t["function"]["name"] for t in self._tools}
+        listed = self._tool_names
         outputs = []
         for call in calls:
             # Everything goes to the server, which answers as BFCL's executor would (a held-out
