@@ -382,6 +382,9 @@ def report(rigs: list[Rig], repeats: int, batch: int, *, reset_each_round: bool)
             "growth": {
                 "env_step_first_round_ms": env_rounds[0] * 1e3,
                 "env_step_last_round_ms": env_rounds[-1] * 1e3,
+                # the ratio to raw (a) in the same round: the machine's drift over the run cancels out
+                "ratio_first_round": per_round[0],
+                "ratio_last_round": per_round[-1],
                 "messages_at_end": len(rig.core.messages),
                 "info_build_us_at_end": info_cost_us(rig),
             },
@@ -440,6 +443,8 @@ def report(rigs: list[Rig], repeats: int, batch: int, *, reset_each_round: bool)
             t,
             r["growth"]["env_step_first_round_ms"],
             r["growth"]["env_step_last_round_ms"],
+            r["growth"]["ratio_first_round"],
+            r["growth"]["ratio_last_round"],
             r["growth"]["messages_at_end"],
             r["growth"]["info_build_us_at_end"],
         ]
@@ -451,6 +456,8 @@ def report(rigs: list[Rig], repeats: int, batch: int, *, reset_each_round: bool)
                 "transport",
                 "env.step round 1 ms",
                 "env.step last round ms",
+                "env/(a) round 1",
+                "env/(a) last round",
                 "messages at end",
                 "info() us at end",
             ],
