@@ -14,6 +14,7 @@ Every exception the library raises on purpose derives from `GymMCPError`, so one
     ├── TaskError               a task is malformed or does not fit its environment
     ├── SynthError              task synthesis could not produce what was asked
     ├── EndpointError           an OpenAI-compatible endpoint is unreachable or answers wrongly
+    ├── WorkerLostError         a Ray rollout worker died (its episode is lost; see gym_mcp.ray)
     └── DependencyMissing       an optional dependency is not installed (names the extra)
 
 What an *agent* does wrong (bad JSON, an unknown tool, wrong argument types) is never an
@@ -35,6 +36,7 @@ __all__ = [
     "TaskError",
     "ToolTimeoutError",
     "UnknownServerError",
+    "WorkerLostError",
 ]
 
 
@@ -80,6 +82,14 @@ class SynthError(GymMCPError):
 
 class EndpointError(GymMCPError):
     """An OpenAI-compatible endpoint is unreachable, fails after retries, or answers malformed."""
+
+
+class WorkerLostError(GymMCPError):
+    """A Ray rollout worker died while it held an environment or played an episode.
+
+    The episodes on it are lost; `gym_mcp.ray.WorkerPool.map` reruns them on other workers, and
+    a `gym_mcp.ray.RemoteEnv` moves to a live worker at its next ``reset``.
+    """
 
 
 class DependencyMissing(GymMCPError):

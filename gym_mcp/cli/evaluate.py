@@ -65,6 +65,16 @@ def register(sub: Any) -> None:
         help="also run every episode under a perturbation mix (transient, static, transition, all, one family, "
         "or a .toml file) and report it beside the clean one, per family and kind",
     )
+    ev.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        default=None,
+        metavar="ADDRESS",
+        help="play the episodes on Ray workers (needs [ray]): a local Ray instance, or the cluster at ADDRESS "
+        "(ray://HEAD:10001); --concurrency is then episodes at once per worker",
+    )
+    ev.add_argument("--workers", type=positive, default=2, help="Ray workers with --ray (default 2)")
     ev.add_argument("-o", "--output", default="runs/eval", help="output folder (results.json/.md/.png)")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
     ev.set_defaults(run=_eval)
@@ -79,6 +89,8 @@ def _check_args(args: argparse.Namespace) -> None:
         raise ConfigError("--category and --limit go with --suite")
     if len(args.env) != len(args.tasks):
         raise ConfigError("give one --tasks file per --env, in the same order")
+    if args.workers != 2 and args.ray is None:
+        raise ConfigError("--workers goes with --ray")
     if args.user and args.suite:
         raise ConfigError("--user goes with --env/--tasks (BFCL keeps its own scripted turns)")
 
@@ -131,10 +143,26 @@ def _eval(args: argparse.Namespace) -> int:
         perturbed = EvalConfig(
             k=args.k, concurrency=args.concurrency, seed=args.seed, max_steps=max_steps, perturb=args.perturb
         )
+    workers = None
+    if args.ray is not None:
+        from gym_mcp.ray import WorkerPool
+
+        workers = WorkerPool(args.workers, address=None if args.ray == "local" else args.ray)
     progress = None if args.quiet else progress_bar("evaluating", "episodes")
-    result = evaluate(runs, policies, config, env_kwargs=env_kwargs, progress=progress)
-    if perturbed is not None:  # the same episodes under the mix, as policies "NAME [MIX]" beside the clean ones
-        extra = evaluate(runs, policies, perturbed, env_kwargs=env_kwargs, progress=progress)
+    try:
+        result = evaluate(runs, policies, config, env_kwargs=env_kwargs, progress=progress, workers=workers)
+        extra = None
+        if perturbed is not None:  # the same episodes under the mix, as policies "NAME [MIX]" beside the clean ones
+            extra = evaluate(runs, policies, perturbed, env_kwargs=env_kwargs, progress=progress, workers=workers)
+    finally:
+        if workers is not None:
+            workers.close()
+    for lost in workers.lost if workers is not None else []:
+        print(
+            f"ray worker {lost['worker']} (pid {lost.get('pid')} on {lost.get('host')}) died: {lost['error']}; "
+            f"{len(lost['rerun'])} episode(s) rerun on other workers"
+        )
+    if extra is not None:
         for episode in extra.episodes:
             episode["policy"] = f"{episode['policy']} [{label}]"
         result.episodes.extend(extra.episodes)

@@ -29,7 +29,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 
@@ -38,6 +38,9 @@ from gym_mcp.policies.base import Policy
 from gym_mcp.rewards.prove import efficiency_budget
 from gym_mcp.tasks import Task, load_tasks
 from gym_mcp.wrappers.perturb import KINDS, Perturb, mix
+
+if TYPE_CHECKING:
+    from gym_mcp.ray import WorkerPool
 
 __all__ = ["EvalConfig", "EvalResult", "evaluate", "failed_by", "pass_hat_k"]
 
@@ -82,10 +85,13 @@ class EvalResult:
             be judged on state), ``scored_episodes``, ``replayed_fingerprints`` (tasks scored
             against the state their reference calls produce), ``mean_reward``, ``mean_terms``
             and the rest (see the module docstring).
+        lost_workers: With Ray workers, those that died (index, pid, host, error, and the
+            episodes rerun elsewhere).
     """
 
     episodes: list[dict[str, Any]]
     metrics: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    lost_workers: list[dict[str, Any]] = field(default_factory=list)
 
 
 def pass_hat_k(successes: int, trials: int, k: int) -> float:
@@ -160,6 +166,31 @@ def _play(
         }
     finally:
         env.close()
+
+
+@dataclass(frozen=True)
+class _Job:
+    """One episode to play: what `_run_job` needs, all of it picklable (it may go to a Ray worker)."""
+
+    env_id: str
+    env_kwargs: Mapping[str, Any]
+    tasks: Sequence[Task]
+    policy_name: str
+    factory: Callable[[], Policy]
+    task: Task
+    trial: int
+    cfg: EvalConfig
+
+
+def _run_job(job: _Job) -> dict[str, Any]:
+    """Play one episode with a fresh policy from the job's factory."""
+    policy = job.factory()
+    try:
+        record = _play(job.env_id, job.env_kwargs, job.task, policy, job.trial, job.cfg, job.tasks)
+    finally:
+        policy.close()
+    record["policy"] = job.policy_name
+    return record
 
 
 def failed_by(info: Mapping[str, Any], terms: Mapping[str, Any]) -> str | None:
@@ -299,6 +330,7 @@ def evaluate(
     *,
     env_kwargs: Mapping[str, Any] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    workers: WorkerPool | None = None,
 ) -> EvalResult:
     """Play every task of every ``(env_id, tasks)`` run with every policy, ``k`` times.
 
@@ -308,6 +340,10 @@ def evaluate(
         config: Trials, concurrency, seed, step limit.
         env_kwargs: Extra `gym.make` options (e.g. ``transport="stdio"``).
         progress: Called with (episodes done, episodes in all).
+        workers: Play the episodes on these Ray workers (`gym_mcp.ray.WorkerPool`), each
+            running ``config.concurrency`` at once, instead of in threads here; a worker that
+            dies has its episodes rerun on another, and is listed in the result's
+            ``lost_workers``. The episodes are the same either way.
 
     Returns:
         Episodes (ordered, independent of thread timing) and metrics per policy and env.
@@ -318,7 +354,7 @@ def evaluate(
     """
     cfg = config or EvalConfig()
     kwargs = dict(env_kwargs or {})
-    jobs = []
+    jobs: list[_Job] = []
     for env_id, tasks in runs:
         if env_id not in gym.registry:
             known = ", ".join(sorted(i for i in gym.registry if i.startswith("gym_mcp/")))
@@ -327,28 +363,26 @@ def evaluate(
         for name, factory in policies.items():
             for task in task_list:
                 for trial in range(cfg.k):
-                    jobs.append((env_id, task_list, name, factory, task, trial))
+                    jobs.append(_Job(env_id, kwargs, task_list, name, factory, task, trial, cfg))
     done = 0
     lock = threading.Lock()
 
-    def run(job: tuple[Any, ...]) -> dict[str, Any]:
+    def run(job: _Job) -> dict[str, Any]:
         nonlocal done
-        env_id, task_list, name, factory, task, trial = job
-        policy = factory()
-        try:
-            record = _play(env_id, kwargs, task, policy, trial, cfg, task_list)
-        finally:
-            policy.close()
-        record["policy"] = name
+        record = _run_job(job)
         with lock:
             done += 1
             if progress:
                 progress(done, len(jobs))
         return record
 
-    with ThreadPoolExecutor(cfg.concurrency) as pool:
-        episodes = list(pool.map(run, jobs))
-    result = EvalResult(episodes)
+    already_lost = len(workers.lost) if workers is not None else 0
+    if workers is not None:  # on Ray: each episode (policy and environment) on a worker, results in order
+        episodes = list(workers.map(_run_job, jobs, progress=progress, per_worker=cfg.concurrency))
+    else:
+        with ThreadPoolExecutor(cfg.concurrency) as pool:
+            episodes = list(pool.map(run, jobs))
+    result = EvalResult(episodes, lost_workers=workers.lost[already_lost:] if workers is not None else [])
     for name in policies:
         for env_id, _ in runs:
             subset = [e for e in episodes if e["policy"] == name and e["env"] == env_id]

@@ -73,13 +73,14 @@ class Snapshot:
 def _sqlite_content(data: bytes) -> bytes:
     """Database bytes without the header's counters.
 
-    Those are the change counter (bytes 24-27), schema cookie (40-43) and version-valid-for
-    (92-95). SQLite bumps these on writes, a restore through the backup API included, so they tell how a
-    file got its content, not what the content is.
+    Those are the change counter (bytes 24-27), schema cookie (40-43), version-valid-for
+    (92-95) and the version of the SQLite library that wrote last (96-99). SQLite sets these on
+    writes, a restore included (it bumps the schema cookie), so they tell how a file got its
+    content, not what the content is.
     """
     if len(data) < 100:
         return data
-    return data[:24] + bytes(4) + data[28:40] + bytes(4) + data[44:92] + bytes(4) + data[96:]
+    return data[:24] + bytes(4) + data[28:40] + bytes(4) + data[44:92] + bytes(8) + data[100:]
 
 
 @dataclass(frozen=True)

@@ -162,6 +162,14 @@ class SQLiteState(StateBackend):
             try:
                 if self.path is None:
                     self._conn.deserialize(snapshot.data)
+                    # Statements this connection prepared before (Python's sqlite3 caches them)
+                    # hold the old database's table and index root pages, and SQLite re-prepares
+                    # them only when the schema cookie changed. A snapshot from another process
+                    # has the same schema at other pages, so without this a cached query reads the
+                    # wrong pages: wrong rows, or "database disk image is malformed". The backup
+                    # API below bumps the cookie itself; the digest ignores it (`_sqlite_content`).
+                    version = self._conn.execute("PRAGMA schema_version").fetchone()[0]
+                    self._conn.execute(f"PRAGMA schema_version = {int(version) + 1}")
                 else:
                     src = sqlite3.connect(":memory:")
                     try:

@@ -144,3 +144,28 @@ def test_sqlite_in_memory_copy_to_is_in_memory(tmp_path: Path) -> None:
     assert balance(orig, "A3") == 300
     orig.connection.execute("DELETE FROM accounts")
     assert copy.row_counts() == {"accounts": 5}
+
+
+@pytest.mark.parametrize("in_memory", [True, False])
+def test_restore_of_a_database_laid_out_elsewhere_is_read_right(tmp_path: Path, in_memory: bool) -> None:
+    """A snapshot from another process has the same schema at other pages; cached queries must not read the old ones."""
+
+    def build(padding: int, path: Path | None) -> SQLiteState:
+        state = SQLiteState(path)
+        conn = state.connection
+        conn.execute("CREATE TABLE pad(x)")
+        conn.executemany("INSERT INTO pad VALUES (?)", [("x" * 3000,)] * padding)
+        conn.execute("CREATE TABLE cards(id TEXT PRIMARY KEY, owner TEXT, status TEXT)")
+        conn.execute("CREATE INDEX cards_owner ON cards(owner)")
+        rows = [(f"C{i}", f"U{i % 50}", "cancelled" if padding and i % 2 else "active") for i in range(500)]
+        conn.executemany("INSERT INTO cards VALUES (?, ?, ?)", rows)
+        conn.execute("DELETE FROM pad")
+        return state
+
+    here = build(0, None if in_memory else tmp_path / "here.db")
+    elsewhere = build(40, None)  # the same tables, at other root pages, with other rows
+    query = "SELECT count(*) FROM cards WHERE owner = ? AND status != 'cancelled'"
+    assert here.connection.execute(query, ("U7",)).fetchone() == (10,)  # now cached by sqlite3
+    here.restore(elsewhere.snapshot())
+    assert here.connection.execute(query, ("U7",)).fetchone() == elsewhere.connection.execute(query, ("U7",)).fetchone()
+    assert here.fingerprint() == elsewhere.fingerprint()
