@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gym_mcp.errors import DependencyMissing
+from gym_mcp.errors import DependencyMissing, WorkerLostError
 
 if TYPE_CHECKING:
     from gym_mcp.policies.guided import CallGrammar
@@ -618,7 +618,8 @@ def play(
         grammar: Decode calls under each episode's tool schemas (see `gym_mcp.policies.guided`).
 
     Returns:
-        One `Rollout` per environment, in order.
+        One `Rollout` per environment, in order, except for environments on a Ray worker that
+        died mid-episode (`gym_mcp.ray`): those episodes are lost and left out.
     """
     from gym_mcp.policies.prompt import prompt_format
 
@@ -627,6 +628,7 @@ def play(
     latest = [dict(i) for i in infos]
     rewards = [0.0] * n
     open_ = list(range(n))
+    lost: set[int] = set()
     turn = 0
     cache = PromptCache() if reuse_cache else None
     while open_:
@@ -645,8 +647,13 @@ def play(
             tools=[tools[i] for i in open_],
         )
         still = []
-        for i, reply in zip(open_, replies, strict=True):
-            _, r, terminated, truncated, latest[i] = envs[i].step(reply)
+        for i, result in zip(open_, step_all([envs[i] for i in open_], replies), strict=True):
+            if isinstance(result, WorkerLostError):  # its Ray worker died: the episode is gone
+                lost.add(i)
+                if cache is not None:
+                    cache.forget(i)
+                continue
+            _, r, terminated, truncated, latest[i] = result
             rewards[i] = float(r)
             if not (terminated or truncated):
                 still.append(i)
@@ -665,7 +672,25 @@ def play(
             int(latest[i].get("invalid_calls", 0)),
         )
         for i in range(n)
+        if i not in lost
     ]
+
+
+def step_all(envs: Sequence[Any], actions: Sequence[Any]) -> list[Any]:
+    """Step each environment with its action: the step results, in order.
+
+    Remote environments (`gym_mcp.ray.RemoteEnv`, which have ``step_async``) are all sent their
+    step before any is waited for, so they step side by side on their workers. A remote
+    environment whose worker died gives its `WorkerLostError` in its place instead of raising.
+    """
+    pending = [env.step_async(a) if hasattr(env, "step_async") else None for env, a in zip(envs, actions, strict=True)]
+    results: list[Any] = []
+    for env, action, sent in zip(envs, actions, pending, strict=True):
+        try:
+            results.append(sent.result() if sent is not None else env.step(action))
+        except WorkerLostError as exc:
+            results.append(exc)
+    return results
 
 
 def rollout(
@@ -729,23 +754,31 @@ def rollout_group(
         answer_tokens: Cut a reply that opens no call within this many tokens.
         fmt: The prompt format (default: `prompt_format` of the tokenizer).
         grammar: Decode calls under the tools' schemas (see `gym_mcp.policies.guided`).
+
+    Returns:
+        The group's rollouts. With a remote environment (`gym_mcp.ray.RemoteEnv`) whose worker
+        dies, those it lost are left out: fewer than ``size``, or none when it died before the
+        group began (the caller trains on the rest or skips the group).
     """
     from gym_mcp.tasks.replay import shown_call
     from gym_mcp.train.data import compact_tools
 
-    _, info = env.reset(seed=seed, options={"task": task})
-    tools = compact_tools(info["tools"], task, distractors, info.get("perturbations", ()))
-    given = max(0, min(fork_after, len(task.reference_calls) - 1))
-    # with a simulated user, the reference dialogue up to the given calls (its questions included)
-    turns: list[Any] = task.reference_dialogue() if "user" in info else [dict(c) for c in task.reference_calls]
-    played = 0
-    renames = info.get("perturbations") or ()  # under a Perturb wrapper: the names shown
-    for turn in turns:
-        if played >= given:
-            break
-        _, _, _, _, info = env.step(shown_call(turn, renames) if isinstance(turn, dict) else turn)
-        played += isinstance(turn, dict)
-    forks = env.unwrapped.fork(size)
+    try:
+        _, info = env.reset(seed=seed, options={"task": task})
+        tools = compact_tools(info["tools"], task, distractors, info.get("perturbations", ()))
+        given = max(0, min(fork_after, len(task.reference_calls) - 1))
+        # with a simulated user, the reference dialogue up to the given calls (its questions included)
+        turns: list[Any] = task.reference_dialogue() if "user" in info else [dict(c) for c in task.reference_calls]
+        played = 0
+        renames = info.get("perturbations") or ()  # under a Perturb wrapper: the names shown
+        for turn in turns:
+            if played >= given:
+                break
+            _, _, _, _, info = env.step(shown_call(turn, renames) if isinstance(turn, dict) else turn)
+            played += isinstance(turn, dict)
+        forks = env.unwrapped.fork(size)
+    except WorkerLostError:
+        return []  # the Ray worker holding the environment died before the group began
     try:
         return play(
             model,

@@ -189,6 +189,12 @@ class TrainConfig:
             its own draw; ``""``: clean.
         eval_perturb: The mix the held-out evaluations (before and after) are played under;
             ``""``: clean.
+        rollout_workers: GRPO's environments on this many Ray workers (`gym_mcp.ray`, needs
+            the ``[ray]`` extra): each group plays in forks on one worker, groups go round
+            robin. A group whose worker dies is drawn again (within ``max_resamples``) or the
+            step is skipped; the metrics log ``lost_rollouts``. 0: in this process.
+        ray_address: The Ray cluster for ``rollout_workers`` (``ray://HEAD:10001``); ``""``
+            starts a local Ray instance.
     """
 
     model: str = "smollm2"
@@ -243,6 +249,8 @@ class TrainConfig:
     seed: int = 0
     perturb: str = ""
     eval_perturb: str = ""
+    rollout_workers: int = 0
+    ray_address: str = ""
 
     def __post_init__(self) -> None:
         if not self.model:
@@ -268,6 +276,10 @@ class TrainConfig:
                 raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
         if self.num_generations < 2 and self.grpo_steps:
             raise ConfigError("num_generations must be >= 2: GRPO compares rollouts within a group")
+        if self.rollout_workers < 0:
+            raise ConfigError(f"rollout_workers must be >= 0, got {self.rollout_workers}")
+        if self.ray_address and not self.rollout_workers:
+            raise ConfigError("ray_address goes with rollout_workers >= 1")
         if self.max_resamples < 0:
             raise ConfigError(f"max_resamples must be >= 0, got {self.max_resamples}")
         if self.lora_layers < 0:
@@ -511,6 +523,19 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
 
     env = make_env()
     rollout_env = make_env(config.grpo_user) if config.grpo_user and config.grpo_user != config.user else env
+    workers = None
+    if config.rollout_workers and config.grpo_steps:  # GRPO's environments on Ray workers
+        from gym_mcp.ray import WorkerPool
+
+        workers = WorkerPool(config.rollout_workers, address=config.ray_address or None)
+        rollout_env = workers.make(
+            env_id(config.server),
+            max_steps=config.max_episode_steps,
+            reward=reward,
+            user=(config.grpo_user or config.user) or None,
+            perturb=config.perturb or None,
+            perturb_seed=config.seed,
+        )
     _, info = env.unwrapped.reset()  # the server's own tools (a perturbation draws its own per episode)
     skipped = set(config.skip_variants) | (set() if config.user else set(DIALOGUE_KINDS))
     # the same argument order whether the tasks were synthesized here or read from a file
@@ -573,7 +598,7 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
             else:
                 for group in optimizer.param_groups:
                     group["lr"] = config.grpo_learning_rate or config.learning_rate
-                discarded = 0
+                discarded = lost = 0
                 while True:  # dynamic sampling: a group whose rollouts all score the same has no gradient
                     task = rng.choice(tasks)
                     n_calls = len(task.reference_calls)
@@ -593,26 +618,36 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
                         fmt=fmt,
                         grammar=grammar,
                     )
+                    lost += config.num_generations - len(rollouts)  # a Ray worker died under them
+                    if len(rollouts) < 2:  # nothing left to compare: draw another group, or skip the step
+                        if discarded >= config.max_resamples:
+                            break
+                        discarded += 1
+                        continue
                     spread = max(r.reward for r in rollouts) - min(r.reward for r in rollouts)
                     if spread > 1e-6 or discarded >= config.max_resamples:
                         break
                     discarded += 1
-                stats = grpo_step(
-                    model,
-                    tokenizer,
-                    optimizer,
-                    rollouts,
-                    clip=config.epsilon,
-                    kl_coef=config.beta,
-                    temperature=config.temperature,
-                    backward=backward,
-                    micro_batch=config.per_device_train_batch_size,
-                    fmt=fmt,
-                    scale_rewards=config.scale_rewards == "group",
-                    checkpoint_tokens=config.gradient_checkpointing_tokens,
-                    num_iterations=config.num_iterations,
-                )
-                n = len(rollouts)
+                if len(rollouts) < 2:
+                    stats: dict[str, Any] = {"loss": 0.0, "kl": 0.0, "rewards": [0.0], "zero_spread": True}
+                    stats["clipped"] = 0.0  # every rollout was lost: no update this step
+                else:
+                    stats = grpo_step(
+                        model,
+                        tokenizer,
+                        optimizer,
+                        rollouts,
+                        clip=config.epsilon,
+                        kl_coef=config.beta,
+                        temperature=config.temperature,
+                        backward=backward,
+                        micro_batch=config.per_device_train_batch_size,
+                        fmt=fmt,
+                        scale_rewards=config.scale_rewards == "group",
+                        checkpoint_tokens=config.gradient_checkpointing_tokens,
+                        num_iterations=config.num_iterations,
+                    )
+                n = max(1, len(rollouts))
                 last = {
                     "phase": "grpo",
                     "step": step + 1,
@@ -628,6 +663,9 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
                     "discarded_groups": discarded,
                     "clipped": round(stats["clipped"], 4),
                 }
+                if workers is not None:  # rollouts on Ray: those a dead worker took with it
+                    last["lost_rollouts"] = lost
+                    last["skipped"] = len(rollouts) < 2
             last["seconds"] = round(time.perf_counter() - t0, 2)
             step += 1
             if main:
@@ -644,6 +682,8 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
         env.close()
         if rollout_env is not env:
             rollout_env.close()
+        if workers is not None:
+            workers.close()
         if bar is not None:
             bar.close()
     after = held_out_evaluation("eval_after.json", "trained model")
@@ -669,7 +709,17 @@ def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:
 
 
 RESUME_FREE_KEYS = frozenset(
-    {"sft_steps", "grpo_steps", "eval_tasks", "per_device_eval_batch_size", "save_steps", "report_to", "output_dir"}
+    {
+        "sft_steps",
+        "grpo_steps",
+        "eval_tasks",
+        "per_device_eval_batch_size",
+        "save_steps",
+        "report_to",
+        "output_dir",
+        "rollout_workers",
+        "ray_address",
+    }
 )
 """Settings a resumed run may change: how far it goes, what it evaluates, where it logs."""
 

@@ -170,3 +170,85 @@ def test_a_remote_env_on_a_dead_worker_raises_then_moves(pool: WorkerPool, task_
     assert env.worker["pid"] != dead["pid"]
     assert any(record["pid"] == dead["pid"] for record in pool.lost)
     env.close()
+
+
+# -- training on remote environments -----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pytest.importorskip("peft", reason="training needs the [train] extra")
+    from tests.tiny_model import build_tiny_model
+
+    return build_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
+
+
+def _model(tiny: Path) -> tuple[Any, Any]:
+    import peft
+    import torch
+
+    from gym_mcp.train.grpo import load_lora_model
+
+    torch.manual_seed(0)
+    return load_lora_model(tiny, peft.LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"]))
+
+
+def test_a_grpo_group_on_a_remote_env_equals_a_local_one(pool: WorkerPool, tiny: Path, task_file: Path) -> None:
+    from gym_mcp.train.grpo import rollout_group
+
+    model, tokenizer = _model(tiny)
+    task = next(t for t in load_tasks(task_file) if len(t.reference_calls) >= 2)
+    groups = []
+    for env in (gym.make(ENV, max_steps=3), pool.make(ENV, max_steps=3)):
+        try:
+            groups.append(rollout_group(model, tokenizer, env, task, 3, fork_after=1, max_new_tokens=10, seed=4))
+        finally:
+            env.close()
+    local, remote = groups
+    assert len(remote) == 3
+    assert [(r.messages, r.reward, r.terms) for r in remote] == [(r.messages, r.reward, r.terms) for r in local]
+
+
+def test_rollouts_lost_with_their_worker_are_left_out(pool: WorkerPool, tiny: Path, task_file: Path) -> None:
+    from gym_mcp.train.grpo import play
+
+    model, tokenizer = _model(tiny)
+    task = load_tasks(task_file)[0]
+    envs = [pool.make(ENV, max_steps=3), pool.make(ENV, max_steps=3), gym.make(ENV, max_steps=3)]
+    assert envs[0].worker["pid"] != envs[1].worker["pid"]
+    infos = [env.reset(seed=1, options={"task": task})[1] for env in envs]
+    tools = [info["tools"] for info in infos]
+    pool.kill(envs[0].worker["worker"])  # the first episode's worker dies before its first step
+    try:
+        rollouts = play(model, tokenizer, envs, infos, tools, max_new_tokens=10, temperature=0.0)
+    finally:
+        for env in envs:
+            env.close()
+    assert len(rollouts) == 2  # the survivors, in order; the step did not fail
+    assert rollouts[0].messages == rollouts[1].messages  # greedy: the remote survivor equals the local episode
+
+
+def test_the_trainer_plays_grpo_on_ray_workers(tiny: Path, task_file: Path, tmp_path: Path) -> None:
+    from gym_mcp.train.trainer import TrainConfig, train
+
+    config = TrainConfig(
+        model=str(tiny),
+        tasks=str(task_file),
+        output_dir=str(tmp_path / "out"),
+        sft_steps=0,
+        grpo_steps=2,
+        num_generations=2,
+        max_resamples=0,
+        lora_r=4,
+        lora_alpha=8,
+        lora_targets=["q_proj", "v_proj"],
+        eval_tasks=0,
+        max_completion_length=8,
+        max_episode_steps=2,
+        guided_calls=False,
+        rollout_workers=2,
+    )
+    train(config, progress=False)
+    rows = [json.loads(line) for line in (tmp_path / "out" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["phase"] for r in rows] == ["grpo", "grpo"]
+    assert all(r["lost_rollouts"] == 0 and not r["skipped"] for r in rows)
