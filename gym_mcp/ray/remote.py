@@ -6,8 +6,10 @@ gym-mcp environment. Observations, rewards and infos are the worker's own, so an
 through a `RemoteEnv` is the episode a local environment plays (same seed, same actions: same
 observations, rewards and final fingerprint).
 
-Each call is one Ray round trip. ``step_async`` sends a step without waiting, so a loop over
-many environments (a GRPO group) can step them side by side.
+Each call is one Ray round trip. The conversation (``info["messages"]``) travels as a delta, the
+messages this side does not have yet, so a step costs the same early and late in an episode.
+``step_async`` sends a step without waiting, so a loop over many environments (a GRPO group) can
+step them side by side.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import ray
 from ray.exceptions import RayActorError
 
 from gym_mcp.errors import WorkerLostError
+from gym_mcp.ray.worker import MESSAGES_FROM
 
 if TYPE_CHECKING:
     from gym_mcp.ray.pool import WorkerPool, _Worker
@@ -82,6 +85,8 @@ class RemoteEnv(gym.Env[str, Any]):
         self._perturb_seed = perturb_seed
         self.render_mode = self._kwargs.get("render_mode")
         self._handle: int | None = None
+        self._messages: list[Any] = []  # the conversation so far (the worker sends only what is new)
+        self._tools: list[dict[str, Any]] | None = None  # the latest tools (sent only when they change)
         if handle is not None and worker is not None and spaces is not None:
             self._worker = worker
             self._handle = handle
@@ -115,11 +120,27 @@ class RemoteEnv(gym.Env[str, Any]):
 
     def _get(self, ref: Any) -> Any:
         try:
-            return ray.get(ref)
+            result = ray.get(ref)
         except RayActorError as exc:
             self.pool._died(self._worker, exc)
             self._handle = None
-            raise WorkerLostError(f"rollout worker {self._worker.index} died: the episode is lost ({exc})") from exc
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise WorkerLostError(f"rollout worker {self._worker.index} died: the episode is lost ({first})") from exc
+        if isinstance(result, tuple) and result and isinstance(result[-1], dict) and MESSAGES_FROM in result[-1]:
+            result = (*result[:-1], self._merge(result[-1]))
+        return result
+
+    def _merge(self, info: dict[str, Any]) -> dict[str, Any]:
+        """Rebuild ``info["messages"]`` from the worker's delta and the conversation held here."""
+        start, new, tools = info.pop(MESSAGES_FROM)
+        del self._messages[start:]
+        self._messages.extend(new)
+        info["messages"] = list(self._messages)
+        if tools is not None:
+            self._tools = tools
+        if self._tools is not None:
+            info["tools"] = self._tools
+        return info
 
     def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
         return self._get(self._send(method, *args, **kwargs))
@@ -182,7 +203,11 @@ class RemoteEnv(gym.Env[str, Any]):
             raise WorkerLostError(f"the worker that held this {self.env_id} environment died")
         handles: list[int] = self._get(self._worker.actor.fork.remote(self._handle, n))
         spaces = (self.observation_space, self.action_space)
-        return [
+        forks = [
             RemoteEnv(self.pool, self.env_id, self._kwargs, worker=self._worker, handle=h, spaces=spaces)
             for h in handles
         ]
+        for fork in forks:
+            fork._messages = list(self._messages)
+            fork._tools = self._tools
+        return forks

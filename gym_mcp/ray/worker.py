@@ -18,13 +18,17 @@ import gymnasium as gym
 
 from gym_mcp.errors import ConfigError
 
-__all__ = ["ENV_METHODS", "RolloutWorker", "make_env"]
+__all__ = ["ENV_METHODS", "MESSAGES_FROM", "RolloutWorker", "make_env"]
 
 ENV_METHODS = frozenset({"reset", "step", "render", "close"})
 """Methods a `RemoteEnv` calls on the worker's environment (its wrappers included)."""
 
 CORE_METHODS = frozenset({"snapshot", "restore", "tools"})
 """What it calls on the unwrapped environment (gym-mcp's extras; wrappers don't forward them)."""
+
+MESSAGES_FROM = "_messages_from"
+"""The info key that carries a delta, ``(start, new messages, tools or None when unchanged)``,
+in place of ``messages`` and ``tools``."""
 
 
 def make_env(env_id: str, kwargs: Mapping[str, Any], perturb: Any = None, perturb_seed: int | None = None) -> Any:
@@ -49,6 +53,8 @@ class RolloutWorker:
     def __init__(self, index: int, warm: Sequence[tuple[str, Mapping[str, Any]]] = ()) -> None:
         self.index = index
         self._envs: dict[int, Any] = {}
+        self._sent: dict[int, int] = {}  # per environment, how many messages its caller has
+        self._tools: dict[int, Any] = {}  # per environment, the tools its caller has
         self._handles = itertools.count()
         for env_id, kwargs in warm:
             env = make_env(env_id, kwargs)
@@ -80,21 +86,64 @@ class RolloutWorker:
         return env
 
     def call(self, handle: int, method: str, args: Sequence[Any] = (), kwargs: Mapping[str, Any] | None = None) -> Any:
-        """Call ``method`` of environment ``handle`` (``tools`` is read, not called)."""
+        """Call ``method`` of environment ``handle`` (``tools`` is read, not called).
+
+        ``reset`` and ``step`` return their info with the conversation as a delta (see
+        `MESSAGES_FROM`): the messages the caller does not have yet, not all of them, so a step
+        costs the same at the start of an episode and a thousand messages in.
+        """
         env = self._env(handle)
         if method in ENV_METHODS:
             result = getattr(env, method)(*args, **dict(kwargs or {}))
             if method == "close":
                 del self._envs[handle]
+                self._sent.pop(handle, None)
+                self._tools.pop(handle, None)
+            elif method == "reset":
+                self._sent[handle] = 0
+                self._tools.pop(handle, None)
+                result = (result[0], self._delta(handle, result[1]))
+            elif method == "step":
+                result = (*result[:4], self._delta(handle, result[4]))
             return result
         if method not in CORE_METHODS:
             raise ConfigError(f"a remote environment has no method {method!r}")
         attribute = getattr(env.unwrapped, method)
-        return attribute if method == "tools" else attribute(*args, **dict(kwargs or {}))
+        if method == "tools":
+            return attribute
+        if method == "restore":
+            self._sent[handle] = 0  # the conversation changed wholesale: send it all next time
+        return attribute(*args, **dict(kwargs or {}))
+
+    def _delta(self, handle: int, info: Mapping[str, Any]) -> dict[str, Any]:
+        """``info`` with its ``messages`` cut to those after the ones already sent for ``handle``.
+
+        Its ``tools`` go only when they differ from the last ones sent (they rarely change
+        within an episode, and they are the biggest part of an info).
+        """
+        out = dict(info)
+        messages = out.pop("messages", None)
+        if messages is None:
+            return out
+        start = self._sent.get(handle, 0)
+        if start > len(messages):
+            start = 0
+        tools = out.pop("tools", None)
+        same = tools is not None and self._tools.get(handle) == tools
+        if tools is not None:
+            self._tools[handle] = tools
+        out[MESSAGES_FROM] = (start, list(messages[start:]), None if same else tools)
+        self._sent[handle] = len(messages)
+        return out
 
     def fork(self, handle: int, n: int) -> list[int]:
         """``n`` forks of environment ``handle`` at its present point, held here; their handles."""
-        return [self._hold(f) for f in self._env(handle).unwrapped.fork(n)]
+        handles = [self._hold(f) for f in self._env(handle).unwrapped.fork(n)]
+        for h in handles:  # a fork's caller starts from the parent's conversation and tools
+            self._sent[h] = self._sent.get(handle, 0)
+            if handle in self._tools:
+                self._tools[h] = self._tools[handle]
+        return handles
 
     def held(self) -> int:
         """How many environments this worker holds."""

@@ -54,6 +54,7 @@ def _play_reference(env: Any, task: Task, seed: int) -> list[Any]:
         trace.append((obs, float(reward), terminated, truncated))
     obs, reward, terminated, truncated, info = env.step("All done.")
     trace.append((obs, float(reward), terminated, truncated, info.get("final_fingerprint"), info.get("state_match")))
+    trace.append(info["messages"])  # the whole conversation (a remote env rebuilds it from deltas)
     return trace
 
 
@@ -65,7 +66,7 @@ def test_remote_episodes_equal_local_ones(pool: WorkerPool, task_file: Path) -> 
         for seed, task in enumerate(tasks[:4]):
             expected = _play_reference(local, task, seed)
             assert _play_reference(remote, task, seed) == expected
-            assert expected[-1][-1] is True  # the reference solves it: the fingerprints were compared
+            assert expected[-2][-1] is True  # the reference solves it: the fingerprints were compared
     finally:
         remote.close()
         local.close()
