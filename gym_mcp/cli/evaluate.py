@@ -147,7 +147,9 @@ def _eval(args: argparse.Namespace) -> int:
     if args.ray is not None:
         from gym_mcp.ray import WorkerPool
 
-        workers = WorkerPool(args.workers, address=None if args.ray == "local" else args.ray)
+        transport = {"transport": args.transport} if args.transport and not args.suite else {}
+        warm = [(env_id, transport) for env_id, _ in runs]  # each worker starts these servers at once
+        workers = WorkerPool(args.workers, address=None if args.ray == "local" else args.ray, warm=warm)
     progress = None if args.quiet else progress_bar("evaluating", "episodes")
     try:
         result = evaluate(runs, policies, config, env_kwargs=env_kwargs, progress=progress, workers=workers)
