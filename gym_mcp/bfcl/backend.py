@@ -378,18 +378,21 @@ class BFCLSource(ServerSource):
 
     Args:
         classes: The involved backend classes.
+        protocol: Tool calls over the MCP protocol (the SDK's in-process session) instead of
+            straight to the server's ``tools/call`` handler: the same results, ~0.3 ms more a call.
     """
 
     transport = "inprocess"
 
-    def __init__(self, classes: Sequence[str]) -> None:
+    def __init__(self, classes: Sequence[str], *, protocol: bool = False) -> None:
         self.classes = tuple(classes)
         self.name = "bfcl-" + "+".join(self.classes)
+        self.protocol = protocol
 
     @property
     def key(self) -> Hashable:
-        """The classes served."""
-        return ("bfcl", self.classes)
+        """The classes served (and ``protocol`` when set)."""
+        return ("bfcl", self.classes, "protocol") if self.protocol else ("bfcl", self.classes)
 
     def initial_snapshot(self, seed: int) -> Snapshot:
         """The classes' default scenario with no tools visible (entries start from `entry_snapshot`)."""
@@ -408,7 +411,7 @@ class BFCLSource(ServerSource):
     async def launch(self, *, call_timeout: float) -> LiveServer:
         """Start a server on a fresh world."""
         world = BFCLWorld(self.classes)
-        launch = Launch(self.name, "inprocess", server_factory=lambda: serve(world, self.name))
+        launch = Launch(self.name, "inprocess", server_factory=lambda: serve(world, self.name), protocol=self.protocol)
         connection = LiveConnection(launch, call_timeout=call_timeout)
         tools = await connection.start_and_list()
         return LiveServer.single(connection, BFCLState(world), tools, self.key, None)

@@ -107,6 +107,8 @@ class AsyncBFCLEnv(EpisodeCore):
         user: ``None`` or ``"scripted"``: BFCL's own turns are the user (a reply ends the turn and
             the entry's next question is the user's answer); BFCL keeps them, so an LLM user or
             another `User` is refused.
+        protocol: Send tool calls over the MCP protocol (the SDK's in-process session) rather
+            than straight to the server's ``tools/call`` handler. The same results, slower.
     """
 
     def __init__(
@@ -121,6 +123,7 @@ class AsyncBFCLEnv(EpisodeCore):
         call_timeout: float = 30.0,
         pool: ServerPool | None = None,
         user: str | None = None,
+        protocol: bool = False,
     ) -> None:
         if user not in (None, "scripted"):
             raise ConfigError(
@@ -138,6 +141,7 @@ class AsyncBFCLEnv(EpisodeCore):
         self.max_steps_per_turn = max_steps_per_turn
         self.parser: Parser = parser or auto_parser
         self.call_timeout = call_timeout
+        self.protocol = protocol
         self.source: BFCLSource | None = None
         self.entry: Mapping[str, Any] = {}
         self.task: Task | None = None
@@ -179,7 +183,7 @@ class AsyncBFCLEnv(EpisodeCore):
     # -- server ----------------------------------------------------------------------------------
 
     async def _ensure_live(self) -> LiveServer:
-        source = BFCLSource(self.entry["involved_classes"])
+        source = BFCLSource(self.entry["involved_classes"], protocol=self.protocol)
         if self.live is not None and (self.live.closed or self.live.key != source.key):
             await self.pool.release(self.live)
             self.live = None
@@ -378,6 +382,7 @@ class AsyncBFCLEnv(EpisodeCore):
             call_timeout=self.call_timeout,
             pool=self._pool,
             user="scripted" if self.scripted_user else None,
+            protocol=self.protocol,
         )
 
 
@@ -395,8 +400,9 @@ class BFCLMultiTurnEnv(SyncEnv[AsyncBFCLEnv]):
         render_mode: ``"ansi"`` renders the conversation as text.
         **options: The `AsyncBFCLEnv` options: ``entry`` (one entry, an id or an index; None draws
             from the category), ``tasks`` (from `bfcl_tasks`), ``max_steps``,
-            ``max_steps_per_turn`` (BFCL's 20), ``parser``, ``call_timeout`` and ``user``
-            (``"scripted"``: BFCL's own turns, reported in ``info["user"]``).
+            ``max_steps_per_turn`` (BFCL's 20), ``parser``, ``call_timeout``, ``user``
+            (``"scripted"``: BFCL's own turns, reported in ``info["user"]``) and ``protocol``
+            (tool calls over the MCP protocol instead of straight to the server's handler).
     """
 
     def __init__(self, category: str = "base", *, render_mode: str | None = None, **options: Any) -> None:

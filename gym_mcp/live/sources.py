@@ -56,6 +56,8 @@ class BundledSource(ServerSource):
             ``module`` names the module that runs it (``python -m module``).
         module: Module run as the server process for stdio and http.
         env: Extra environment variables for the server process.
+        protocol: In-process: tool calls over the MCP protocol too, not straight to the
+            server's ``tools/call`` handler (same results, slower; see `Launch`).
     """
 
     def __init__(
@@ -66,6 +68,7 @@ class BundledSource(ServerSource):
         kit: Kit | None = None,
         module: str | None = None,
         env: Mapping[str, str] | None = None,
+        protocol: bool = False,
     ) -> None:
         from gym_mcp.servers import get_kit
 
@@ -76,11 +79,13 @@ class BundledSource(ServerSource):
         self.kit = kit if kit is not None else get_kit(name)
         self.module = module or f"gym_mcp.servers.{name}"
         self.env = dict(env or {})
+        self.protocol = protocol and transport == "inprocess"
 
     @property
     def key(self) -> Hashable:
-        """Bundled server name, module, transport and environment."""
-        return ("bundled", self.name, self.module, self.transport, tuple(sorted(self.env.items())))
+        """Bundled server name, module, transport and environment (and ``protocol`` when set)."""
+        key = ("bundled", self.name, self.module, self.transport, tuple(sorted(self.env.items())))
+        return (*key, "protocol") if self.protocol else key
 
     @property
     def directory(self) -> bool:
@@ -148,7 +153,7 @@ class BundledSource(ServerSource):
             else:
                 assert isinstance(state, SQLiteState)
                 factory = _InProcessFactory(self.kit, state)
-            launch = Launch(self.name, "inprocess", server_factory=factory)
+            launch = Launch(self.name, "inprocess", server_factory=factory, protocol=self.protocol)
         else:
             assert workdir is not None
             from gym_mcp.servers.kit import TOKEN_ENV, auth_headers
