@@ -13,8 +13,14 @@ For each transport (inprocess, stdio, http) this times, in interleaved batches:
 - ``LiveConnection.call_tool``: the env's own connection, timed inside the loop.
 - ``AsyncMCPEnv.step``: the env's async core, timed inside the loop.
 - ``env.step``: ``gym.make("gym_mcp/Banking-v0", ...)`` driven from the main thread.
+- in-process only, ``direct (a)`` and ``direct (b)``: the raw server's own ``tools/call``
+  handler called directly (`gym_mcp.live.direct.DirectCalls`, what an in-process env's
+  connection does instead of an MCP round trip), timed in the loop and via ``run_sync``.
 
-Target: median ``env.step`` / median ``raw (a)`` <= 1.10 per transport. When it is missed,
+Target: median ``env.step`` / median ``raw (a)`` <= 1.10 per transport. In-process the env's
+calls skip the protocol while ``raw (a)`` makes a full in-process MCP round trip, so that ratio
+is no longer like for like; ``env.step`` / ``direct (b)`` (both from a sync caller, both making
+the same direct call) is reported beside it as the env's own overhead. When it is missed,
 the in-process ``AsyncMCPEnv.step`` is profiled with cProfile and the top self-time functions
 inside gym_mcp are listed.
 
@@ -61,6 +67,7 @@ from mcp import StdioServerParameters
 
 import gym_mcp
 from gym_mcp import BundledSource, SQLiteState
+from gym_mcp.live.direct import DirectCalls
 from gym_mcp.live.runner import run_sync
 
 DESCRIPTION = "Step overhead: env.step of one tool call versus a raw MCP call, per transport."
@@ -83,6 +90,9 @@ KINDS = (
     "env.step",
 )
 RAW_A, RAW_IDLE, RAW_B, NOOP, CONN, CORE, ENV = KINDS
+DIRECT_KINDS = ("direct (a) in loop", "direct (b) via run_sync")
+"""In-process only: the server's tools/call handler called directly, as the env's connection calls it."""
+DIRECT_A, DIRECT_B = DIRECT_KINDS
 IDLE_S = 0.001
 """Untimed idle time before each call of ``RAW_IDLE`` (lets the loop and worker threads go to sleep)."""
 
@@ -96,8 +106,18 @@ class Rig:
     raw: RawClient
     raw_state: SQLiteState
     proc: Any = None
-    samples: dict[str, list[float]] = field(default_factory=lambda: {k: [] for k in KINDS})
-    round_medians: dict[str, list[float]] = field(default_factory=lambda: {k: [] for k in KINDS})
+    direct: DirectCalls | None = None
+    samples: dict[str, list[float]] = field(default_factory=dict)
+    round_medians: dict[str, list[float]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.samples = {k: [] for k in self.kinds}
+        self.round_medians = {k: [] for k in self.kinds}
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """What is measured on this transport."""
+        return KINDS + DIRECT_KINDS if self.direct is not None else KINDS
 
     @property
     def core(self) -> gym_mcp.AsyncMCPEnv:
@@ -143,7 +163,17 @@ def build_rig(transport: str, workdir: Path) -> Rig:
             stop_process(proc)
         state.close()
         raise
-    rig = Rig(transport, env, raw, state, proc)
+    direct = None
+    if transport == "inprocess":
+        server = DirectCalls.lowlevel(target)
+        client = raw._client  # the raw side's session: the protocol version it negotiated
+        version = client.session.protocol_version if client is not None else None
+        if server is None or version is None:
+            raise RuntimeError("the raw in-process server cannot be called directly")
+        direct = DirectCalls(server, {}, version)  # {}: what the SDK's default lifespan yields
+    rig = Rig(transport, env, raw, state, proc, direct)
+    if direct is not None and not rig.core._require_live().connection.direct:
+        raise RuntimeError("the in-process env does not dispatch its calls directly")
     check_same_answer(rig)
     return rig
 
@@ -156,6 +186,10 @@ def check_same_answer(rig: Rig) -> None:
         raise RuntimeError(f"{rig.transport}: unexpected results: raw={raw!r} env={obs!r} info={info!r}")
     if result_text(raw) != obs:
         raise RuntimeError(f"{rig.transport}: raw and env answers differ: {result_text(raw)!r} vs {obs!r}")
+    if rig.direct is not None:
+        direct = run_sync(rig.direct.call(TOOL, ARGUMENTS))
+        if direct is None or result_text(direct) != obs:
+            raise RuntimeError(f"{rig.transport}: direct and env answers differ: {direct!r} vs {obs!r}")
 
 
 async def _timed_in_loop(fn: Callable[[], Awaitable[Any]], n: int, idle: float = 0.0) -> list[float]:
@@ -191,6 +225,11 @@ def measure(rig: Rig, kind: str, n: int) -> list[float]:
         return run_sync(_timed_in_loop(lambda: core.step(ACTION), n))
     if kind == ENV:
         return timed(lambda: env.step(ACTION), n)
+    direct = rig.direct
+    if direct is not None and kind == DIRECT_A:
+        return run_sync(_timed_in_loop(lambda: direct.call(TOOL, ARGUMENTS), n))
+    if direct is not None and kind == DIRECT_B:
+        return timed(lambda: run_sync(direct.call(TOOL, ARGUMENTS)), n)
     raise ValueError(kind)
 
 
@@ -205,11 +244,12 @@ def run_rounds(rigs: list[Rig], repeats: int, batch: int, *, reset_each_round: b
             every step in the one episode that began at the first reset.
     """
     for rig in rigs:  # warm-up, discarded
-        for kind in KINDS:
+        for kind in rig.kinds:
             measure(rig, kind, max(3, batch // 4))
     for r in range(repeats):
-        order = KINDS[r % len(KINDS) :] + KINDS[: r % len(KINDS)]
         for rig in rigs:
+            kinds = rig.kinds
+            order = kinds[r % len(kinds) :] + kinds[: r % len(kinds)]
             if reset_each_round:
                 rig.env.reset(seed=0)
             for kind in order:
@@ -379,6 +419,25 @@ def report(rigs: list[Rig], repeats: int, batch: int, *, reset_each_round: bool)
                 "env.step - AsyncMCPEnv.step": m[ENV] - m[CORE],
                 "env.step - raw (a)": m[ENV] - m[RAW_A],
             },
+            "direct": (
+                {
+                    "ratio_env_over_direct_a": m[ENV] / m[DIRECT_A],
+                    "ratio_env_over_direct_b": m[ENV] / m[DIRECT_B],
+                    "ratio_per_round_over_direct_b": [
+                        e / d for e, d in zip(env_rounds, rig.round_medians[DIRECT_B], strict=True)
+                    ],
+                    "pass_over_direct_b": m[ENV] / m[DIRECT_B] <= TARGET,
+                    "breakdown_ms": {
+                        "direct (b) - direct (a): the bridge": m[DIRECT_B] - m[DIRECT_A],
+                        "LiveConnection - direct (a)": m[CONN] - m[DIRECT_A],
+                        "AsyncMCPEnv.step - LiveConnection": m[CORE] - m[CONN],
+                        "env.step - AsyncMCPEnv.step": m[ENV] - m[CORE],
+                        "env.step - direct (b)": m[ENV] - m[DIRECT_B],
+                    },
+                }
+                if rig.direct is not None
+                else None
+            ),
             "growth": {
                 "env_step_first_round_ms": env_rounds[0] * 1e3,
                 "env_step_last_round_ms": env_rounds[-1] * 1e3,
@@ -425,6 +484,21 @@ def report(rigs: list[Rig], repeats: int, batch: int, *, reset_each_round: bool)
             title="Summary: env.step vs raw mcp.Client.call_tool (medians; result is for env/(a))",
         )
     )
+
+    for t, r in results.items():
+        d = r["direct"]
+        if d is None:
+            continue
+        rounds = d["ratio_per_round_over_direct_b"]
+        print()
+        print(
+            f"[{t}] the env's calls go straight to the server's tools/call handler, not over MCP: "
+            f"env.step / direct (a) = {d['ratio_env_over_direct_a']:.3f}, "
+            f"env.step / direct (b) = {d['ratio_env_over_direct_b']:.3f} "
+            f"(per round {min(rounds):.2f}-{max(rounds):.2f}; like for like: both sync callers) "
+            f"{verdict(d['pass_over_direct_b'])} (<= {TARGET:.2f})"
+        )
+        print(table(["where env.step's time goes above the direct call (ms)", t], list(d["breakdown_ms"].items())))
 
     print()
     keys = list(next(iter(results.values()))["breakdown_ms"])
