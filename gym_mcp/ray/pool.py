@@ -86,7 +86,8 @@ class WorkerPool:
         workers: How many workers to start.
         address: The Ray cluster (see `connect`); None starts a local instance.
         warm: ``(env_id, kwargs)`` pairs each worker starts a server for at once.
-        cpus_per_worker: CPUs Ray reserves for each worker (fractions let workers share a core).
+        cpus_per_worker: CPUs Ray reserves for each worker (fractions let workers share a core);
+            None: one each, or an equal share of the free CPUs when there are fewer than workers.
         replace: Start a new worker for each one that dies.
         max_reruns: How many times one job may be rerun after losing its worker.
         start_timeout: Seconds to wait for the workers to start.
@@ -102,7 +103,7 @@ class WorkerPool:
         *,
         address: str | None = None,
         warm: Iterable[tuple[str, Mapping[str, Any]]] = (),
-        cpus_per_worker: float = 1.0,
+        cpus_per_worker: float | None = None,
         replace: bool = True,
         max_reruns: int = 2,
         start_timeout: float = 120.0,
@@ -110,6 +111,8 @@ class WorkerPool:
         if workers < 1:
             raise ConfigError(f"a worker pool needs at least 1 worker, got {workers}")
         connect(address)
+        if cpus_per_worker is None:
+            cpus_per_worker = min(1.0, ray.available_resources().get("CPU", 1.0) / workers)
         self.replace = replace
         self.max_reruns = max_reruns
         self.lost: list[dict[str, Any]] = []

@@ -32,7 +32,7 @@ ENV = "gym_mcp/Banking-v0"
 @pytest.fixture(scope="module")
 def pool() -> Iterator[WorkerPool]:
     connect(num_cpus=4)  # logical CPUs: this pool takes 1, the CLI test's own pool 2
-    workers = WorkerPool(2, cpus_per_worker=0.5)
+    workers = WorkerPool(2)
     yield workers
     workers.close()
     ray.shutdown()
