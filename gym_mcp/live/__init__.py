@@ -2,7 +2,10 @@
 
 - `connection`: one live MCP server over stdio, streamable HTTP or in-process (`LiveConnection`),
   with a timeout on every call and restart-and-restore when the process dies;
-- `runner`: the background event loop behind the sync API (`run_sync`);
+- `direct`: in-process tool calls straight to the server's own ``tools/call`` handler (the
+  same validation and results as over MCP, without the JSON-RPC round trip; ``protocol=True``
+  keeps every call on MCP);
+- `runner`: the event loop behind the sync API (`run_sync`), driven by the calling thread;
 - `server`: `LiveServer` (running server(s) plus their state) and the `ServerSource` interface;
 - `pool`: `ServerPool`, which keeps servers warm between environments;
 - `sources`: `BundledSource`, `ExternalSource` (any MCP server), `ComposedSource`;
