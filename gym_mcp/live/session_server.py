@@ -445,12 +445,28 @@ class _SessionLifecycle:
             if opening:  # a handshake-era client without a key: named by the session id it gets
                 await self.app(scope, receive, self._opening(initial, send))
                 return
-        status = await _watched(self.app, scope, receive, send)
         name = key or mcp_id
-        closed = scope["method"] == "DELETE" and status is not None and status < 400
-        if name is not None and mcp_id is not None and (closed or (key is None and status == 404)):
-            # The client closed its MCP session, or the SDK had already ended it (idle).
-            await anyio.to_thread.run_sync(self.host.close_session, name)
+        if name is None or mcp_id is None:
+            await self.app(scope, receive, send)
+            return
+        await self.app(scope, receive, self._closing(name, scope["method"], key is None, send))
+
+    def _closing(self, name: str, method: str, keyless: bool, send: Send) -> Send:
+        """``send`` that ends session ``name`` when the answer says its MCP session is over.
+
+        The client closed its MCP session (a DELETE that succeeded), or the SDK had already ended
+        it (idle; a 404 to a client without a key). The session is closed before the answer goes
+        out, so a client that has its answer finds the session gone.
+        """
+
+        async def answer(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+                if (method == "DELETE" and status < 400) or (keyless and status == 404):
+                    await anyio.to_thread.run_sync(self.host.close_session, name)
+            await send(message)
+
+        return answer
 
     def _opening(self, initial: Snapshot, send: Send) -> Send:
         """``send`` that opens the session named by the MCP session id in the response, before passing it on."""
@@ -463,20 +479,6 @@ class _SessionLifecycle:
             await send(message)
 
         return opened
-
-
-async def _watched(app: ASGIApp, scope: Scope, receive: Receive, send: Send) -> int | None:
-    """Run ``app`` for one request; the HTTP status it answered (None when it sent none)."""
-    status: int | None = None
-
-    async def watch(message: Message) -> None:
-        nonlocal status
-        if message["type"] == "http.response.start":
-            status = int(message["status"])
-        await send(message)
-
-    await app(scope, receive, watch)
-    return status
 
 
 # -- the control channel -----------------------------------------------------------------------
