@@ -201,6 +201,13 @@ def json_problem(value: Any, max_depth: int = MAX_DEPTH) -> str | None:
     Returns:
         A one-line reason naming where the problem is (``arguments.items[3]``), or None.
     """
+    if _plain_json(value, max_depth):  # the common case, checked without building paths
+        return None
+    return _where_not_json(value, max_depth)
+
+
+def _where_not_json(value: Any, max_depth: int) -> str | None:
+    """`json_problem`'s full walk, naming where the first problem is."""
     stack: list[tuple[Any, str, int]] = [(value, "arguments", 0)]
     while stack:
         item, where, depth = stack.pop()
@@ -230,6 +237,41 @@ def json_problem(value: Any, max_depth: int = MAX_DEPTH) -> str | None:
             continue
         return f"{where} is a {type(item).__name__}, not a JSON value"
     return None
+
+
+def _plain_json(value: Any, max_depth: int) -> bool:
+    """Whether `json_problem` would find nothing; the same walk without naming where."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        kind = type(item)
+        if kind is str:
+            if not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    return False
+        elif kind is dict:
+            if depth >= max_depth and item:
+                return False
+            for key, sub in item.items():
+                if type(key) is not str:
+                    return False
+                stack.append((key, depth + 1))
+                stack.append((sub, depth + 1))
+        elif kind is list:
+            if depth >= max_depth and item:
+                return False
+            stack.extend((sub, depth + 1) for sub in item)
+        elif kind is float:
+            if item != item or item in (_INF, -_INF):
+                return False
+        elif not (item is None or kind is bool or kind is int):
+            return False  # anything else (tuples, subclasses, other mappings): the full walk decides
+    return True
+
+
+_INF = float("inf")
 
 
 def _checked(parsed: ParsedAction) -> ParsedAction:

@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from gym_mcp.actions.parsing import auto_parser, calls_from_structured, hermes_parser, json_parser
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gym_mcp.actions.parsing import (
+    _plain_json,
+    _where_not_json,
+    auto_parser,
+    calls_from_structured,
+    hermes_parser,
+    json_parser,
+    json_problem,
+)
 
 
 def test_hermes_single_and_multiple_calls() -> None:
@@ -66,3 +77,39 @@ def test_structured_actions() -> None:
     assert "not valid JSON" in bad.errors[0]
     assert calls_from_structured({"arguments": {}}).errors
     assert calls_from_structured(42).errors
+
+
+_scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text() | st.sampled_from(["\ud800", "é\udfff"])
+_keys = st.text(max_size=4) | st.integers(0, 3) | st.none()
+_values = st.recursive(
+    _scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner)
+        | st.dictionaries(_keys, inner, max_size=4)
+        | st.builds(bytes, st.binary(max_size=2))
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=_values, max_depth=st.integers(0, 4))
+def test_the_quick_json_check_agrees_with_the_full_walk(value: object, max_depth: int) -> None:
+    """json_problem answers "plain JSON" at once when it can; otherwise the full walk names the problem."""
+    full = _where_not_json(value, max_depth)
+    assert json_problem(value, max_depth) == full
+    if _plain_json(value, max_depth):
+        assert full is None
+    elif full is None:  # only what the quick check leaves to the full walk: tuples, subclasses
+        assert "tuple" in repr(type(value)) or _has_tuple(value)
+
+
+def _has_tuple(value: object) -> bool:
+    if isinstance(value, tuple):
+        return True
+    if isinstance(value, dict):
+        return any(_has_tuple(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_tuple(v) for v in value)
+    return False
