@@ -785,6 +785,9 @@ class _CappedTransport(httpx2.AsyncBaseTransport):
             self.refused = response.status_code
         if request.method != "POST" or not response.headers.get("content-type", "").startswith("application/json"):
             return response
+        length = response.headers.get("content-length", "")
+        if length.isdigit() and int(length) <= self.limit:  # declared small enough: read as it comes
+            return response  # (httpx stops at the declared length, so the cap holds)
         body = bytearray()
         stream = response.stream
         assert isinstance(stream, httpx2.AsyncByteStream)
