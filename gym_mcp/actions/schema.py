@@ -18,7 +18,9 @@ names another draft) with three house rules on top:
   (an unresolvable ``$ref``, a malformed keyword) lets the call through: the server has the
   last word then.
 
-Validators are compiled once per schema object and cached, since the check runs on every step.
+Validators are compiled once per schema object and cached, since the check runs on every step;
+arguments that fit are let through by `jsonschema_rs` (compiled, ~100x faster), and only the
+rest go to `jsonschema`, which decides and says what is wrong.
 """
 
 from __future__ import annotations
@@ -142,20 +144,100 @@ def _validator_class(schema: Mapping[str, Any]) -> type[Any]:
 
 
 _CACHE_LIMIT = 4096
-# id(schema) -> (schema, validator); the strong reference keeps the id from being reused.
-_VALIDATORS: dict[int, tuple[Mapping[str, Any], Any]] = {}
+# id(schema) -> (schema, validator, quick validator or None); the strong reference keeps the id
+# from being reused.
+_VALIDATORS: dict[int, tuple[Mapping[str, Any], Any, Any]] = {}
 
 
-def _compiled(schema: Mapping[str, Any]) -> Any:
-    """The validator of ``schema``, compiled once per schema object."""
+def _compiled(schema: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The validators of ``schema`` (`jsonschema`'s and `jsonschema_rs`'s), compiled once per schema object."""
     hit = _VALIDATORS.get(id(schema))
     if hit is not None and hit[0] is schema:
-        return hit[1]
+        return hit[1], hit[2]
     compiled = _validator_class(schema)(schema)
+    quick = _quick_validator(schema)
     if len(_VALIDATORS) >= _CACHE_LIMIT:
         _VALIDATORS.clear()
-    _VALIDATORS[id(schema)] = (schema, compiled)
-    return compiled
+    _VALIDATORS[id(schema)] = (schema, compiled, quick)
+    return compiled, quick
+
+
+def _quick_validator(schema: Mapping[str, Any]) -> Any:
+    """A `jsonschema_rs` validator of ``schema`` with the unknown-keys rule written in, or None.
+
+    jsonschema-rs (compiled Rust) answers "valid" in well under a microsecond, against ~12 us
+    for `jsonschema`; it is used only to let valid arguments through at once. Whatever it does
+    not accept goes to `jsonschema`, which decides and describes the problem, so the quick check
+    may be stricter than ours (that only costs time) but must never be more lenient: the
+    unknown-keys rule is written into the schema it compiles, and arguments holding a float
+    with an integral value (``1.0``, an integer to JSON Schema but not to us) skip it.
+    A schema it cannot compile (an unknown type name, an unresolvable ``$ref``) gets None.
+    """
+    import jsonschema_rs
+
+    try:
+        return jsonschema_rs.validator_for(_closed(schema))
+    except Exception:
+        return None
+
+
+_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_SCHEMA_ONES = (
+    "additionalProperties",
+    "items",
+    "additionalItems",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+)
+_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
+
+
+def _closed(schema: Any) -> Any:
+    """``schema`` with ``"additionalProperties": false`` wherever the unknown-keys rule applies."""
+    if not isinstance(schema, Mapping):
+        return schema
+    out = dict(schema)
+    for key in _SCHEMA_MAPS:
+        if isinstance(out.get(key), Mapping):
+            out[key] = {name: _closed(sub) for name, sub in out[key].items()}
+    for key in _SCHEMA_ONES:
+        if isinstance(out.get(key), Mapping):
+            out[key] = _closed(out[key])
+    for key in _SCHEMA_LISTS:
+        if isinstance(out.get(key), list):
+            out[key] = [_closed(sub) for sub in out[key]]
+    if out.get("properties") and "additionalProperties" not in out:
+        out["additionalProperties"] = False
+    return out
+
+
+def _quickly_valid(quick: Any, arguments: dict[str, Any]) -> bool:
+    """Whether the quick validator lets ``arguments`` through (False sends them to `jsonschema`)."""
+    try:
+        return bool(quick.is_valid(arguments)) and not _has_integral_float(arguments)
+    except Exception:  # a value it cannot convert: the full check decides
+        return False
+
+
+def _has_integral_float(value: Any) -> bool:
+    """Whether ``value`` (plain JSON) holds a float such as ``1.0`` anywhere."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is float:
+            if item.is_integer():
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return False
 
 
 def _show(value: Any, limit: int = 80) -> str:
@@ -269,7 +351,10 @@ def check_arguments(arguments: Any, schema: Mapping[str, Any] | None) -> str | N
     if not schema:
         return None
     try:
-        errors = _compiled(schema).iter_errors(arguments)
+        compiled, quick = _compiled(schema)
+        if quick is not None and _quickly_valid(quick, arguments):
+            return None
+        errors = compiled.iter_errors(arguments)
         first = next(errors, None)
         if first is None:
             return None

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import time
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mcp.types import Tool
 from pydantic import BaseModel, Field
 
+from gym_mcp import BundledSource
 from gym_mcp.actions import schema as schema_module
 from gym_mcp.actions.schema import check_arguments, openai_tools
 
@@ -199,10 +204,11 @@ def test_one_of_means_exactly_one() -> None:
 def test_validators_are_compiled_once_per_schema() -> None:
     schema = {"type": "object", "properties": {"a": {"type": "integer"}}}
     check_arguments({"a": 1}, schema)
-    compiled = schema_module._compiled(schema)
+    compiled, quick = schema_module._compiled(schema)
+    assert quick is not None
     check_arguments({"a": "x"}, schema)
-    assert schema_module._compiled(schema) is compiled
-    assert schema_module._compiled(dict(schema)) is not compiled  # another object: its own validator
+    assert schema_module._compiled(schema) == (compiled, quick)
+    assert schema_module._compiled(dict(schema))[0] is not compiled  # another object: its own validator
 
 
 def test_check_stays_cheap() -> None:
@@ -228,3 +234,48 @@ def test_openai_tools_strip_titles() -> None:
     assert spec["function"]["name"] == "order"
     assert "title" not in spec["function"]["parameters"]
     assert "title" not in spec["function"]["parameters"]["$defs"]["Line"]
+
+
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-20, 20)
+    | st.floats(-20, 20)
+    | st.sampled_from([1.0, 0.0, 5.0, 0.005, 10000.5])
+    | st.text(max_size=8)
+    | st.sampled_from(["ACC-1001", "deposit", "USD", "ab", "x" * 6]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@functools.cache
+def all_schemas() -> list[dict[str, Any]]:
+    """Every bundled server's tool schemas (as a real MCP client lists them), and the ones above."""
+    from gym_mcp.servers import BUNDLED
+
+    async def listed(name: str) -> list[dict[str, Any]]:
+        live = await BundledSource(name).launch(call_timeout=30)
+        try:
+            return [dict(t.input_schema) for t in live.tools]
+        finally:
+            await live.close()
+
+    out = [DEPOSIT, ORDER]
+    for name in BUNDLED:
+        out += asyncio.run(listed(name))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_the_quick_check_never_lets_through_what_the_full_check_refuses(data: st.DataObject) -> None:
+    schema = data.draw(st.sampled_from(all_schemas()))
+    names = list((schema.get("properties") or {}).keys())
+    keys = st.sampled_from(names) | st.text(max_size=3) if names else st.text(max_size=3)
+    arguments = data.draw(st.dictionaries(keys, _JSON, max_size=len(names) + 1))
+    compiled, quick = schema_module._compiled(schema)
+    assert quick is not None
+    if schema_module._quickly_valid(quick, arguments):
+        assert next(compiled.iter_errors(arguments), None) is None, arguments
+    assert (check_arguments(arguments, schema) is None) == (next(compiled.iter_errors(arguments), None) is None)
