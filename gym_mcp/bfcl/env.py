@@ -30,6 +30,7 @@ from gym_mcp.actions.schema import openai_tools as mcp_to_openai
 from gym_mcp.bfcl.backend import BFCLSource, BFCLState
 from gym_mcp.bfcl.data import (
     MAX_STEPS_PER_TURN,
+    category_of,
     check_entry_id,
     entries,
     ground_truth,
@@ -37,6 +38,7 @@ from gym_mcp.bfcl.data import (
     shared_entry,
 )
 from gym_mcp.bfcl.score import Verdict, score
+from gym_mcp.env.config import TaskOrder
 from gym_mcp.env.core import OVER, EpisodeCore, EpisodeSnapshot
 from gym_mcp.env.sync import SyncEnv
 from gym_mcp.errors import ConfigError, TaskError
@@ -61,23 +63,24 @@ def bfcl_tasks(category: str, limit: int | None = None) -> list[Task]:
         category: ``"base"``, ``"miss_func"``, ``"miss_param"`` or ``"long_context"``.
         limit: Only the first ``limit`` entries.
     """
-    tasks = []
-    for e in entries(category)[:limit]:
-        turns = [ground_truth_calls(t, e["involved_classes"]) for t in ground_truth(e["id"])]
-        first = "\n\n".join(str(m.get("content", "")) for m in e["question"][0] if m.get("role") == "user")
-        tasks.append(
-            Task(
-                id=e["id"],
-                server="bfcl-" + category.removeprefix("multi_turn_"),
-                instruction=first,
-                reference_calls=tuple(c for t in turns for c in t),
-                split="test",
-                difficulty=len(turns),
-                variant=category.removeprefix("multi_turn_"),
-                metadata={"bfcl_entry": e["id"], "reference_turns": turns},
-            )
-        )
-    return tasks
+    return [_entry_task(e) for e in entries(category)[:limit]]
+
+
+def _entry_task(e: Mapping[str, Any]) -> Task:
+    """One entry as a `Task` (see `bfcl_tasks`)."""
+    turns = [ground_truth_calls(t, e["involved_classes"]) for t in ground_truth(e["id"])]
+    first = "\n\n".join(str(m.get("content", "")) for m in e["question"][0] if m.get("role") == "user")
+    variant = category_of(e["id"]).removeprefix("multi_turn_")
+    return Task(
+        id=e["id"],
+        server="bfcl-" + variant,
+        instruction=first,
+        reference_calls=tuple(c for t in turns for c in t),
+        split="test",
+        difficulty=len(turns),
+        variant=variant,
+        metadata={"bfcl_entry": e["id"], "reference_turns": turns},
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -109,6 +112,16 @@ class AsyncBFCLEnv(EpisodeCore):
             another `User` is refused.
         protocol: Send tool calls over the MCP protocol (the SDK's in-process session) rather
             than straight to the server's ``tools/call`` handler. The same results, slower.
+        task_order: How a ``reset`` that names no entry picks one of ``entry_ids``: ``"random"``
+            (the default) draws it from the env's seeded generator; ``"sequential"`` takes them
+            in order, wrapping around after the last (see `AsyncMCPEnv`: the same rules).
+
+    Attributes:
+        entry_ids: The entries this environment plays, in order (``reset(options={"task_index": i})``
+            plays ``entry_ids[i]``).
+
+    Raises:
+        ConfigError: A bad setting (``task_order``, ``user``, a step limit) or an unknown entry.
     """
 
     def __init__(
@@ -124,6 +137,7 @@ class AsyncBFCLEnv(EpisodeCore):
         pool: ServerPool | None = None,
         user: str | None = None,
         protocol: bool = False,
+        task_order: TaskOrder = "random",
     ) -> None:
         if user not in (None, "scripted"):
             raise ConfigError(
@@ -136,7 +150,8 @@ class AsyncBFCLEnv(EpisodeCore):
             raise ConfigError(f"max_steps_per_turn must be at least 1, got {max_steps_per_turn}")
         ids = self._entry_ids(category, entry, tasks)
         self.entry_ids = ids
-        self._tasks = {t.id: t for t in tasks or ()}
+        self._tasks = {str(t.metadata.get("bfcl_entry", t.id)): t for t in tasks or ()}  # by entry id
+        self._entry_tasks: dict[str, Task] = {}  # tasks built from entries, for `task_of`
         self.max_steps = max_steps
         self.max_steps_per_turn = max_steps_per_turn
         self.parser: Parser = parser or auto_parser
@@ -148,7 +163,7 @@ class AsyncBFCLEnv(EpisodeCore):
         self._tools: list[dict[str, Any]] = []
         self._tool_names: frozenset[str] = frozenset()
         self._converted: dict[Hashable, tuple[list[dict[str, Any]], frozenset[str]]] = {}
-        super().__init__(pool)
+        super().__init__(pool, task_order=task_order)
         self._start(ids[0])
 
     @staticmethod
@@ -169,6 +184,13 @@ class AsyncBFCLEnv(EpisodeCore):
         for entry_id in ids:
             check_entry_id(entry_id)
         return ids
+
+    def task_of(self, entry_id: str) -> Task:
+        """The `Task` of one entry: the one given in ``tasks``, else one built as `bfcl_tasks` builds it."""
+        task = self._tasks.get(entry_id) or self._entry_tasks.get(entry_id)
+        if task is None:
+            task = self._entry_tasks[entry_id] = _entry_task(shared_entry(entry_id))
+        return task
 
     def _start(self, entry_id: str) -> None:
         """Bookkeeping of a new episode (no server work)."""
@@ -244,14 +266,22 @@ class AsyncBFCLEnv(EpisodeCore):
     # -- episode ---------------------------------------------------------------------------------
 
     async def _begin(self, options: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
-        """Pick the entry (``{"entry": id}`` or ``{"task_id": id}``), restore it, show its first turn."""
+        """Pick the entry, restore it, show its first turn.
+
+        The entry is ``options["entry"]`` (or ``options["task_id"]``, the same), or
+        ``entry_ids[options["task_index"]]``; else the next in the task order (`_next_task`).
+        """
         wanted = options.get("entry", options.get("task_id"))
-        if wanted is not None:
+        if "task_index" in options:
+            if wanted is not None:
+                raise TaskError("reset options entry/task_id and task_index each choose the entry: give only one")
+            entry_id = self.entry_ids[self._task_index_option(options["task_index"], len(self.entry_ids))]
+        elif wanted is not None:
             if str(wanted) not in self.entry_ids:
                 raise TaskError(f"no entry {wanted!r} in this environment ({len(self.entry_ids)} entries)")
             entry_id = str(wanted)
         else:
-            entry_id = self._draw(self.entry_ids)
+            entry_id = self._next_task(self.entry_ids)
         self._start(entry_id)
         live = await self._ensure_live()
         await live.ensure_alive()
@@ -383,6 +413,7 @@ class AsyncBFCLEnv(EpisodeCore):
             pool=self._pool,
             user="scripted" if self.scripted_user else None,
             protocol=self.protocol,
+            task_order=self.task_order,
         )
 
 
@@ -401,10 +432,29 @@ class BFCLMultiTurnEnv(SyncEnv[AsyncBFCLEnv]):
         **options: The `AsyncBFCLEnv` options: ``entry`` (one entry, an id or an index; None draws
             from the category), ``tasks`` (from `bfcl_tasks`), ``max_steps``,
             ``max_steps_per_turn`` (BFCL's 20), ``parser``, ``call_timeout``, ``user``
-            (``"scripted"``: BFCL's own turns, reported in ``info["user"]``) and ``protocol``
-            (tool calls over the MCP protocol instead of straight to the server's handler).
+            (``"scripted"``: BFCL's own turns, reported in ``info["user"]``), ``protocol``
+            (tool calls over the MCP protocol instead of straight to the server's handler) and
+            ``task_order`` (``"random"`` or ``"sequential"``, as for `MCPEnv`).
+
+    ``reset`` plays the entry its options name (``{"entry": id}``, ``{"task_id": id}`` or
+    ``{"task_index": i}`` into `tasks`); else, with ``task_order="sequential"``, the next entry
+    in order; else one drawn from the env's seeded generator.
     """
 
     def __init__(self, category: str = "base", *, render_mode: str | None = None, **options: Any) -> None:
         core = AsyncBFCLEnv(category, **options)
         self._attach(core, render_mode, MAX_OBSERVATION_CHARS, MAX_ACTION_CHARS)
+
+    @property
+    def task(self) -> Task:
+        """The current entry as a `Task` (see `bfcl_tasks`); before the first reset, the first entry's."""
+        return self.core.task_of(self.core.entry["id"])
+
+    @property
+    def tasks(self) -> tuple[Task, ...]:
+        """The entries this env plays, in order, as `Task`s (``task_index`` indexes them).
+
+        The tasks given with ``tasks=``, or built from the entries as `bfcl_tasks` builds them
+        (the ground truth of each is read once, on first use: about 4 ms an entry).
+        """
+        return tuple(self.core.task_of(entry_id) for entry_id in self.core.entry_ids)

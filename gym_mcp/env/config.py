@@ -6,15 +6,21 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from gym_mcp.errors import ConfigError, TaskError
 from gym_mcp.tasks import Task, load_tasks
 
-__all__ = ["EnvConfig", "TaskSource", "coerce_tasks"]
+__all__ = ["TASK_ORDERS", "EnvConfig", "TaskOrder", "TaskSource", "check_task_order", "coerce_tasks"]
 
 TaskSource = str | os.PathLike[str] | Sequence[Task] | Sequence[Mapping[str, Any]] | None
 """Where an environment's tasks come from: a JSONL path, tasks, task dicts, or None (free play)."""
+
+TaskOrder = Literal["random", "sequential"]
+"""How a ``reset()`` that names no task picks one: drawn from the env's seeded generator, or the next in order."""
+
+TASK_ORDERS: tuple[TaskOrder, ...] = ("random", "sequential")
+"""The values of ``task_order``."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,17 @@ class EnvConfig:
 def _check_int(name: str, value: object) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ConfigError(f"{name} must be an integer, got {value!r}")
+
+
+def check_task_order(value: object) -> TaskOrder:
+    """``value`` if it is a valid ``task_order`` (``"random"`` or ``"sequential"``).
+
+    Raises:
+        ConfigError: Any other value.
+    """
+    if not isinstance(value, str) or value not in TASK_ORDERS:
+        raise ConfigError(f"task_order must be one of {', '.join(map(repr, TASK_ORDERS))}, got {value!r}")
+    return value
 
 
 def _free_play_task(server: str) -> Task:

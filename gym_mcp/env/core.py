@@ -10,6 +10,8 @@ action. The core holds what they have in common:
   record (``user_turns``) and the limits on a dialogue;
 - the warm server it borrows from a `ServerPool` and gives back at ``close``;
 - how an action that cannot be read, an invalid call and a call's result are recorded;
+- how a ``reset`` that names no task picks one (``task_order``: a seeded draw or the next in
+  order) and the ``task_index`` option;
 - ``snapshot``/``restore`` of all of that together with the server's state, and ``fork(n)``.
 """
 
@@ -19,13 +21,14 @@ import copy
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 import numpy as np
 from gymnasium.utils import seeding
 
 from gym_mcp.actions.parsing import ParsedAction, ToolCall
-from gym_mcp.errors import ConfigError
+from gym_mcp.env.config import TaskOrder, check_task_order
+from gym_mcp.errors import ConfigError, TaskError
 from gym_mcp.live.connection import ToolResult
 from gym_mcp.live.pool import ServerPool, get_pool
 from gym_mcp.live.server import LiveServer
@@ -36,6 +39,8 @@ from gym_mcp.users import FALLBACK, User, UserReply, UserView
 from gym_mcp.wrappers.perturb import CallHook
 
 __all__ = ["EpisodeCore", "EpisodeSnapshot", "reward_terms"]
+
+T = TypeVar("T")
 
 OVER = "Error: the episode is over; call reset() to start a new one."
 """The observation of a step after the episode ended."""
@@ -48,6 +53,10 @@ class EpisodeSnapshot:
     Restoring it (into the same or another environment of the same server) continues the
     episode exactly from there. Each environment adds what its episodes need (the task, the
     turn, ...).
+
+    ``rng_state`` and ``task_cursor`` (the position in the task order, see
+    `EpisodeCore.task_order`) make the resets after a restore or fork pick the same tasks as
+    the resets after the snapshot in the original environment.
     """
 
     state: Snapshot
@@ -61,6 +70,7 @@ class EpisodeSnapshot:
     user_turns: tuple[UserTurn, ...] = ()
     turn_steps: int = 0
     limits: tuple[str, ...] = ()
+    task_cursor: int = 0
 
 
 def reward_terms(reward_fn: RewardFn, episode: Episode) -> dict[str, float]:
@@ -78,12 +88,21 @@ class EpisodeCore(ABC):
 
     Subclasses call `_new_episode` when an episode starts, `_acquire` for a server, and
     implement ``reset``, ``step``, ``snapshot``, ``restore`` (using `_snapshot_fields` and
-    `_restore_fields`) and `_clone_empty` (an environment like this one, at no episode).
+    `_restore_fields`) and `_clone_empty` (an environment like this one, at no episode). A
+    ``reset`` that names no task takes `_next_task` of the environment's tasks; one that gives
+    ``{"task_index": i}`` takes the task at `_task_index_option`.
+
+    Attributes:
+        task_order: How a ``reset`` that names no task picks one: ``"random"`` draws it from
+            ``np_random`` (seeded by ``reset(seed=...)``), ``"sequential"`` takes the tasks one
+            after another in order, wrapping around after the last.
     """
 
-    def __init__(self, pool: ServerPool | None, user: User | None = None) -> None:
+    def __init__(self, pool: ServerPool | None, user: User | None = None, *, task_order: TaskOrder = "random") -> None:
         self._pool = pool
         self.user = user
+        self.task_order: TaskOrder = check_task_order(task_order)
+        self._task_cursor = 0  # with task_order="sequential": the index of the next plain reset's task
         self.live: LiveServer | None = None
         self.call_hook: CallHook | None = None  # set by the Perturb wrapper
         self.np_random: np.random.Generator = seeding.np_random(None)[0]
@@ -119,10 +138,16 @@ class EpisodeCore(ABC):
     ) -> tuple[str, dict[str, Any]]:
         """Start an episode from its initial state and return its first observation.
 
+        The task is the one ``options`` names (``{"task_id": id}``, ``{"task_index": i}``, and
+        what each environment adds: ``{"task": Task}`` for MCP environments, ``{"entry": id}``
+        for BFCL); else, with ``task_order="sequential"``, the next task in order; else a draw
+        from the environment's generator ``np_random``.
+
         Args:
-            seed: Seeds the choice of task (as in Gymnasium).
-            options: Chooses the task: ``{"task_id": ...}``, and what each environment adds
-                (``{"task": Task}`` for MCP environments, ``{"entry": id}`` for BFCL).
+            seed: Reseeds the generator the task is drawn from (as in Gymnasium): ``reset(seed=s)``
+                draws the same task every time, and plain resets after it continue the generator.
+                It does not move the sequential order.
+            options: Chooses the task (see above).
             rng: Generator to draw the task from (the sync wrapper passes its own).
 
         Returns:
@@ -143,6 +168,31 @@ class EpisodeCore(ABC):
         if len(items) == 1:
             return items[0]
         return items[int(self.np_random.integers(len(items)))]
+
+    def _next_task(self, items: Sequence[T]) -> T:
+        """The task of a ``reset`` that names none: the next in order (``task_order="sequential"``) or a draw.
+
+        The sequential cursor moves only here: a reset that names its task leaves it where it is.
+        """
+        if self.task_order == "sequential":
+            i = self._task_cursor % len(items)  # a restored cursor may come from a longer task list
+            self._task_cursor = (i + 1) % len(items)
+            return items[i]
+        drawn: T = self._draw(items)
+        return drawn
+
+    @staticmethod
+    def _task_index_option(value: object, count: int) -> int:
+        """The ``task_index`` reset option checked: an int from 0 to ``count - 1``.
+
+        Raises:
+            TaskError: Not an int (a bool is not one), or out of range.
+        """
+        if isinstance(value, bool) or not isinstance(value, int | np.integer):
+            raise TaskError(f"task_index must be an int from 0 to {count - 1} ({count} tasks), got {value!r}")
+        if not 0 <= int(value) < count:
+            raise TaskError(f"task_index {value} is out of range: the env has {count} tasks (0 to {count - 1})")
+        return int(value)
 
     def _counts(self) -> dict[str, Any]:
         """The ``info`` entries every environment reports (and ``user`` when there is one)."""
@@ -288,6 +338,7 @@ class EpisodeCore(ABC):
             "user_turns": tuple(self.user_turns),
             "turn_steps": self.turn_steps,
             "limits": tuple(self.limits),
+            "task_cursor": self._task_cursor,
         }
 
     def _restore_fields(self, snap: EpisodeSnapshot) -> None:
@@ -302,6 +353,7 @@ class EpisodeCore(ABC):
         self.user_turns = list(snap.user_turns)
         self.turn_steps = snap.turn_steps
         self.limits = list(snap.limits)
+        self._task_cursor = snap.task_cursor
         if snap.rng_state is not None:
             rng = np.random.Generator(np.random.PCG64())
             rng.bit_generator.state = copy.deepcopy(dict(snap.rng_state))

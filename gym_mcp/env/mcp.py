@@ -17,7 +17,7 @@ from mcp.types import Tool
 
 from gym_mcp.actions.parsing import ParsedAction, Parser, ToolCall, auto_parser, parse_action
 from gym_mcp.actions.schema import check_arguments, openai_tools
-from gym_mcp.env.config import EnvConfig, TaskSource, coerce_tasks
+from gym_mcp.env.config import EnvConfig, TaskOrder, TaskSource, coerce_tasks
 from gym_mcp.env.core import OVER, EpisodeCore, EpisodeSnapshot, reward_terms
 from gym_mcp.env.sync import SyncEnv
 from gym_mcp.errors import ConfigError, StateError, TaskError
@@ -51,9 +51,20 @@ class AsyncMCPEnv(EpisodeCore):
     Use it directly to run many episodes concurrently in one event loop; `MCPEnv` wraps it for
     Gymnasium's sync API.
 
+    How ``reset`` picks the episode's task: the ``task``, ``task_id`` or ``task_index`` option
+    if one is given (at most one); else, with ``task_order="sequential"``, the next task of
+    ``tasks`` in order; else a draw from the env's seeded generator ``np_random`` (so
+    ``reset(seed=s)`` is reproducible and a plain ``reset()`` continues the generator).
+
+    Attributes:
+        tasks: The env's tasks in the order given (file order for a JSONL path); one free-play
+            task when none were given.
+        task: The current episode's task; before the first reset, ``tasks[0]`` (the env is set
+            up with it; with ``task_order="random"`` the first reset draws its own).
+
     Args:
         source: Where the server comes from (e.g. `BundledSource("banking", "stdio")`).
-        tasks: Tasks to draw from (a JSONL path, `Task`s or dicts); None for free play.
+        tasks: The tasks to play (a JSONL path, `Task`s or dicts); None for free play.
         reward: Reward function of the finished episode (default: `state_match`).
         parser: Reads tool calls from text actions (default: `auto_parser`).
         config: Limits and timeouts.
@@ -62,6 +73,15 @@ class AsyncMCPEnv(EpisodeCore):
         rename_tools: ``{server name: name the agent sees}``, e.g. to resolve a clash.
         user: A simulated user (``"scripted"``, ``"openai:URL"`` or a `User`): the episode becomes
             a dialogue and the default reward `completion` (see `gym_mcp.users`).
+        task_order: How a ``reset`` that names no task picks one: ``"random"`` (the default)
+            draws it from the env's seeded generator; ``"sequential"`` takes ``tasks[0]``,
+            ``tasks[1]``, ... and wraps around after the last. The seed does not move the
+            sequential order, and a reset that names its task does not advance it. The position
+            in the order travels in snapshots: a restore or a fork continues it exactly.
+
+    Raises:
+        ConfigError: A ``task_order`` other than ``"random"`` or ``"sequential"``.
+        TaskError: An empty task list, or a task that does not parse.
     """
 
     def __init__(
@@ -76,11 +96,12 @@ class AsyncMCPEnv(EpisodeCore):
         hide_tools: Iterable[str] = (),
         rename_tools: Mapping[str, str] | None = None,
         user: UserSpec = None,
+        task_order: TaskOrder = "random",
     ) -> None:
         self.source = source
         self.view = ToolView(source.name, hide=hide_tools, rename=rename_tools)
         self.tasks = coerce_tasks(tasks, source.name)
-        self._task_index = {t.id: t for t in self.tasks}
+        self._tasks_by_id = {t.id: t for t in self.tasks}
         resolved_user = make_user(user)
         self.reward_fn: RewardFn = reward or (completion if resolved_user is not None else state_match)
         self.parser: Parser = parser or auto_parser
@@ -89,7 +110,7 @@ class AsyncMCPEnv(EpisodeCore):
         self._restarts_seen = 0
         self.task = self.tasks[0]
         self.initial_fingerprint = ""
-        super().__init__(pool, resolved_user)
+        super().__init__(pool, resolved_user, task_order=task_order)
         self._start(self.task)
 
     @property
@@ -160,7 +181,7 @@ class AsyncMCPEnv(EpisodeCore):
     # -- the Gymnasium-shaped API --------------------------------------------------------------
 
     async def _begin(self, options: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
-        """Pick the task (``{"task_id": ...}`` or ``{"task": Task | dict}``), restore its initial state."""
+        """Pick the task (see `_choose_task`), restore its initial state."""
         task = self._choose_task(options)
         self._start(task)
         live = await self._ensure_live()
@@ -182,16 +203,28 @@ class AsyncMCPEnv(EpisodeCore):
                 )
 
     def _choose_task(self, options: Mapping[str, Any]) -> Task:
+        """The episode's task: the one the options name, else the next in the task order.
+
+        ``options["task"]`` (a `Task` or dict, need not be one of ``tasks``), the task with id
+        ``options["task_id"]`` or ``tasks[options["task_index"]]``; else `_next_task`.
+
+        Raises:
+            TaskError: More than one of those options, an unknown id, or a bad index.
+        """
+        named = [k for k in ("task", "task_id", "task_index") if k in options]
+        if len(named) > 1:
+            raise TaskError(f"reset options {', '.join(named)} each choose the task: give only one of them")
         if "task" in options:
             t = options["task"]
             return t if isinstance(t, Task) else Task.from_dict(t)
         if "task_id" in options:
             try:
-                return self._task_index[str(options["task_id"])]
+                return self._tasks_by_id[str(options["task_id"])]
             except KeyError:
                 raise TaskError(f"no task with id {options['task_id']!r}") from None
-        task: Task = self._draw(self.tasks)
-        return task
+        if "task_index" in options:
+            return self.tasks[self._task_index_option(options["task_index"], len(self.tasks))]
+        return self._next_task(self.tasks)
 
     async def step(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Run one action: tool calls on the live server, or a final answer (a message to the user).
@@ -367,6 +400,7 @@ class AsyncMCPEnv(EpisodeCore):
             hide_tools=self.view.hide,
             rename_tools=self.view.rename,
             user=self.user,
+            task_order=self.task_order,
         )
 
 
@@ -379,11 +413,21 @@ class MCPEnv(SyncEnv[AsyncMCPEnv]):
     an OpenAI assistant message with ``tool_calls``, or model text (Hermes ``<tool_call>``
     tags, bare JSON, ...). Text without a call is the final answer and ends the episode.
 
+    ``reset`` plays the task its options name (``{"task_id": id}``, ``{"task_index": i}`` into
+    `tasks`, or ``{"task": Task}``); else, with ``task_order="sequential"``, the next of `tasks`
+    in order; else one drawn from the env's seeded generator (``reset(seed=s)`` always draws
+    the same; plain ``reset()`` calls continue the generator). `task` is the task being played.
+
     Args:
         server: A bundled server name (``"banking"``, ...), a named composition of them
             (``"shop_bank"``, see `gym_mcp.servers.compositions`) or a `ServerSource`.
         transport: ``"inprocess"``, ``"stdio"`` or ``"http"`` for bundled servers.
         tasks: A JSONL path, or `Task`s; None for a free-play task.
+        task_order: ``"random"`` (default): a reset that names no task draws one from the env's
+            seeded generator. ``"sequential"``: it takes the tasks one after another in order
+            (file order for a JSONL path), wrapping around after the last; the seed does not
+            move that order, a reset that names its task does not advance it, and snapshots
+            carry it (a restore or a fork continues it exactly).
         max_steps: Steps before truncation.
         reward: Reward function of the finished episode (default `state_match`).
         parser: Text parser (default `auto_parser`).
@@ -404,6 +448,9 @@ class MCPEnv(SyncEnv[AsyncMCPEnv]):
             its state is private to this env, and reset, snapshot, restore and fork go through the
             server's control channel (see `gym_mcp.live.sessions`). Needs ``transport="http"``.
         token: The sessions server's bearer token (default: ``$GYM_MCP_TOKEN``).
+
+    Raises:
+        ConfigError: A bad setting, e.g. a ``task_order`` other than ``"random"`` or ``"sequential"``.
     """
 
     def __init__(
@@ -412,6 +459,7 @@ class MCPEnv(SyncEnv[AsyncMCPEnv]):
         *,
         transport: Transport = "inprocess",
         tasks: TaskSource = None,
+        task_order: TaskOrder = "random",
         max_steps: int = 20,
         reward: RewardFn | None = None,
         parser: Parser | None = None,
@@ -446,6 +494,7 @@ class MCPEnv(SyncEnv[AsyncMCPEnv]):
             hide_tools=hide_tools,
             rename_tools=rename_tools,
             user=user,
+            task_order=task_order,
         )
         self._attach(core, render_mode, max_observation_chars, max_action_chars)
         run_sync(self.core._ensure_live())
@@ -454,6 +503,26 @@ class MCPEnv(SyncEnv[AsyncMCPEnv]):
     def state(self) -> StateBackend:
         """The live server's state backend (fingerprint, snapshot, diff)."""
         return self.core.state
+
+    @property
+    def task(self) -> Task:
+        """The current episode's task (what ``info["task_id"]`` names).
+
+        Before the first reset it is ``tasks[0]``, the task the env is set up with (with
+        ``task_order="random"`` the first reset draws its own). A task given with
+        ``reset(options={"task": ...})`` need not be one of `tasks`. Once an episode ends with a
+        reward computed from reference calls, it carries the ``expected_fingerprint`` found.
+        """
+        return self.core.task
+
+    @property
+    def tasks(self) -> tuple[Task, ...]:
+        """The env's tasks in the order given (file order for a JSONL path; one free-play task when none).
+
+        ``reset(options={"task_index": i})`` plays ``tasks[i]``; ``task_order="sequential"``
+        plays them in this order.
+        """
+        return tuple(self.core.tasks)
 
 
 def _source(

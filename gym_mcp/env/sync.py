@@ -56,7 +56,28 @@ class SyncEnv(gym.Env[str, Any], Generic[CoreT]):
         return env
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
-        """Start an episode (see the core's ``reset``)."""
+        """Start an episode and return its first observation and info.
+
+        The episode's task is the one ``options`` names (``{"task_id": id}``, ``{"task_index": i}``
+        into the env's ``tasks``, and what each env adds: ``{"task": Task}`` for MCP envs,
+        ``{"entry": id}`` for BFCL); else, with ``task_order="sequential"``, the next task in
+        order (wrapping around after the last); else a draw from the env's generator
+        ``np_random``.
+
+        Args:
+            seed: Reseeds ``np_random`` (as in Gymnasium): ``reset(seed=s)`` draws the same task
+                every time and plain ``reset()`` calls continue the generator. It does not move
+                the sequential order.
+            options: Chooses the task (see above); at most one of ``task``, ``task_id`` and
+                ``task_index``.
+
+        Returns:
+            The first observation and the info dict (``task_id``, ``tools``, ``messages``, counters).
+
+        Raises:
+            TaskError: An unknown task id, a ``task_index`` that is not an int in range, or
+                several options that each choose the task.
+        """
         super().reset(seed=seed)
         result: tuple[str, dict[str, Any]] = run_sync(self.core.reset(options=options, rng=self.np_random))
         return result
@@ -94,7 +115,7 @@ class SyncEnv(gym.Env[str, Any], Generic[CoreT]):
         return tools
 
     def snapshot(self) -> EpisodeSnapshot:
-        """The whole episode now: server state + conversation + counters."""
+        """The whole episode now: server state + conversation + counters + RNG and task order position."""
         return run_sync(self.core.snapshot())
 
     def restore(self, snap: EpisodeSnapshot) -> None:
