@@ -23,9 +23,21 @@ def register(sub: Any) -> None:
     serve = sub.add_parser("serve", help="run a bundled server for any MCP client")
     serve.add_argument("name", choices=sorted(BUNDLED), help="bundled server name")
     add_serve_flags(serve)
-    serve.add_argument("--db", default=None, help="SQLAlchemy database URL (default: a file named after the server)")
     serve.add_argument(
-        "--root", default=None, help="filesystem only: the workspace folder (default: ./filesystem, seeded when new)"
+        "--db",
+        default=None,
+        help=(
+            "SQLAlchemy database URL, created and seeded when new (default: $GYM_MCP_DB_URL, else a fresh "
+            "database in a temporary folder, removed on exit; its path goes to stderr)"
+        ),
+    )
+    serve.add_argument(
+        "--root",
+        default=None,
+        help=(
+            "filesystem only: the workspace folder, seeded when new (default: a fresh one in a temporary "
+            "folder, removed on exit)"
+        ),
     )
     serve.add_argument("--seed", type=int, default=0, help="seed of the generated data for a new database or folder")
     add_token_arguments(serve)
@@ -95,6 +107,7 @@ def _seeded_rows(kit: Any) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from gym_mcp.servers import DirectoryKit, get_kit
+    from gym_mcp.servers.kit.server import PortUnavailableError
 
     kit = get_kit(args.name)
     try:
@@ -102,10 +115,28 @@ def _serve(args: argparse.Namespace) -> int:
             raise ValueError(f"--root is for the filesystem server; {args.name} keeps its state in a database (--db)")
         if args.sessions:
             return _serve_sessions(kit, args)
+        if isinstance(kit, DirectoryKit) and args.root is None and not args.db:
+            return _serve_fresh_folder(kit, args)
         return kit.serve_args(args)
     except ValueError as exc:  # a bad argument: one line, status 2, as the parser would
         print(f"gym-mcp serve: error: {exc}", file=sys.stderr)
         return 2
+    except PortUnavailableError as exc:  # one line, before anything said it was serving
+        print(f"gym-mcp serve: error: {exc}", file=sys.stderr)
+        return 1
+
+
+def _serve_fresh_folder(kit: Any, args: argparse.Namespace) -> int:
+    """A folder server without ``--root``: a fresh workspace in a temporary folder, removed on exit."""
+    from gym_mcp.servers.kit.server import serving_folder
+
+    with serving_folder(kit.name) as folder:
+        args.root = str(folder / kit.name)
+        if args.transport == "stdio":  # over HTTP the "serving" line names the root
+            fresh = f"fresh from seed {args.seed}, removed on exit; --root DIR keeps one"
+            print(f"{kit.name}: workspace {args.root} ({fresh})", file=sys.stderr, flush=True)
+        status: int = kit.serve_args(args)
+        return status
 
 
 def _serve_sessions(kit: Any, args: argparse.Namespace) -> int:
@@ -143,7 +174,7 @@ def _serve_sessions(kit: Any, args: argparse.Namespace) -> int:
 
 def _serve_bfcl(args: argparse.Namespace) -> int:
     from gym_mcp.bfcl import run_entry_server
-    from gym_mcp.servers.kit.server import http_token
+    from gym_mcp.servers.kit.server import PortUnavailableError, http_token, listen_socket
 
     token = None
     if args.transport == "http":
@@ -152,13 +183,27 @@ def _serve_bfcl(args: argparse.Namespace) -> int:
         except ValueError as exc:  # a bad argument: one line, status 2, as the parser would
             print(f"gym-mcp serve-bfcl: error: {exc}", file=sys.stderr)
             return 2
+        try:  # the port is checked before the entry loads and before the line that says it is serving
+            listen_socket(args.host, args.port).close()
+        except PortUnavailableError as exc:
+            print(f"gym-mcp serve-bfcl: error: {exc}", file=sys.stderr)
+            return 1
     return run_entry_server(args.entry, transport=args.transport, host=args.host, port=args.port, token=token)
 
 
 def _serve_model(args: argparse.Namespace) -> int:
-    from gym_mcp.policies.local import LocalModel, serve_model
+    from gym_mcp.policies.local import LocalModel, make_app
+    from gym_mcp.servers.kit.server import PortUnavailableError, listen_socket, serve_http
 
-    model = LocalModel(args.model, adapter=args.adapter)
-    print(f"serving {model.name} at http://{args.host}:{args.port}/v1", file=sys.stderr, flush=True)
-    serve_model(model, host=args.host, port=args.port)
+    try:  # bound before the model loads (which takes a while), and before "serving" is said
+        sock = listen_socket(args.host, args.port)
+    except PortUnavailableError as exc:
+        print(f"gym-mcp serve-model: error: {exc}", file=sys.stderr)
+        return 1
+    try:
+        model = LocalModel(args.model, adapter=args.adapter)
+        print(f"serving {model.name} at http://{args.host}:{args.port}/v1", file=sys.stderr, flush=True)
+        serve_http(make_app(model), sock)
+    finally:
+        sock.close()
     return 0

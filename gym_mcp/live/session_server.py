@@ -641,18 +641,24 @@ def serve_sessions(
 
     Raises:
         ValueError: ``kit`` keeps its state in a folder.
+        PortUnavailableError: The port is in use or the address cannot be bound (raised before
+            any state is made or anything is printed).
     """
-    import uvicorn
+    from gym_mcp.servers.kit.server import listen_socket, serve_http
 
-    sessions = SessionHost(kit, token=token, seed=seed, max_sessions=max_sessions, idle_timeout=idle_timeout)
+    sock = listen_socket(host, port)
     try:
-        print(
-            f"{kit.name}: serving MCP at http://{host}:{port}/mcp, a private state per session "
-            f"(control channel at {CONTROL_PATH}; bearer token required)",
-            file=sys.stderr,
-            flush=True,
-        )
-        uvicorn.Server(uvicorn.Config(sessions.app(), host=host, port=port, log_level="warning")).run()
+        sessions = SessionHost(kit, token=token, seed=seed, max_sessions=max_sessions, idle_timeout=idle_timeout)
+        try:
+            print(
+                f"{kit.name}: serving MCP at http://{host}:{port}/mcp, a private state per session "
+                f"(control channel at {CONTROL_PATH}; bearer token required)",
+                file=sys.stderr,
+                flush=True,
+            )
+            serve_http(sessions.app(), sock)
+        finally:
+            sessions.close()
     finally:
-        sessions.close()
+        sock.close()
     return 0

@@ -24,10 +24,13 @@ from gym_mcp.servers.filesystem.tools import TOOLS
 from gym_mcp.servers.filesystem.workspace import TRASH, Workspace
 from gym_mcp.servers.kit.directory import DirectoryKit, EntityTables
 from gym_mcp.servers.kit.server import (
+    PortUnavailableError,
     ToolInfo,
     add_token_arguments,
     bearer_auth,
     http_token,
+    listen_socket,
+    serve_http,
     split_docstring,
     tool_meta,
 )
@@ -115,6 +118,9 @@ def create_server(root: Path, *, quota_bytes: int = DEFAULT_QUOTA_BYTES, token: 
 def main(argv: Sequence[str] | None = None) -> int:
     """Serve a workspace folder over stdio or HTTP.
 
+    Over HTTP the token is checked and the port bound before the folder is touched: a port
+    another process holds ends the run with one line on stderr, before any "serving" line.
+
     Args:
         argv: Command-line arguments (defaults to ``sys.argv[1:]``).
 
@@ -131,25 +137,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_token_arguments(parser)
     args = parser.parse_args(argv)
     root: Path = args.root
-    root.mkdir(parents=True, exist_ok=True)
-    if args.seed is not None and not any(root.iterdir()):
-        seed_tree(root, args.seed)
-    if args.transport == "stdio":
-        create_server(root, quota_bytes=args.quota_bytes).run("stdio")
-        return 0
+    token = None
+    sock = None
+    if args.transport == "http":  # the token and the port first: nothing is made or said before them
+        try:
+            token = http_token(args.token, host=args.host, allow_no_token=args.allow_no_token)
+        except ValueError as exc:
+            parser.error(str(exc))
+        try:
+            sock = listen_socket(args.host, args.port)
+        except PortUnavailableError as exc:
+            print(f"{NAME}: error: {exc}", file=sys.stderr)
+            return 1
     try:
-        token = http_token(args.token, host=args.host, allow_no_token=args.allow_no_token)
-    except ValueError as exc:
-        parser.error(str(exc))
-    server = create_server(root, quota_bytes=args.quota_bytes, token=token)
-    guard = "bearer token required" if token is not None else "no token"
-    print(
-        f"{NAME}: serving MCP at http://{args.host}:{args.port}/mcp ({guard}; root {os.fspath(root)})",
-        file=sys.stderr,
-        flush=True,
-    )
-    server.run("streamable-http", host=args.host, port=args.port, json_response=True, stateless_http=False)
-    return 0
+        root.mkdir(parents=True, exist_ok=True)
+        if args.seed is not None and not any(root.iterdir()):
+            seed_tree(root, args.seed)
+        if sock is None:
+            create_server(root, quota_bytes=args.quota_bytes).run("stdio")
+            return 0
+        server = create_server(root, quota_bytes=args.quota_bytes, token=token)
+        app = server.streamable_http_app(json_response=True, stateless_http=False, host=args.host)
+        guard = "bearer token required" if token is not None else "no token"
+        print(
+            f"{NAME}: serving MCP at http://{args.host}:{args.port}/mcp ({guard}; root {os.fspath(root)})",
+            file=sys.stderr,
+            flush=True,
+        )
+        serve_http(app, sock)
+        return 0
+    finally:
+        if sock is not None:
+            sock.close()
 
 
 def entities(root: Path) -> EntityTables:

@@ -10,6 +10,8 @@ whole server.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import functools
 import hmac
 import inspect
@@ -18,13 +20,19 @@ import json
 import os
 import random
 import re
+import shutil
+import signal
+import socket
 import sqlite3
 import sys
+import tempfile
 import typing
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
+from pathlib import Path
+from types import FrameType
 from typing import Annotated, Any, Literal
 
 import anyio.to_thread
@@ -42,6 +50,7 @@ from sqlalchemy.pool import NullPool, StaticPool
 __all__ = [
     "DB_URL_ENV",
     "TOKEN_ENV",
+    "PortUnavailableError",
     "ServerKit",
     "StaticTokenVerifier",
     "ToolError",
@@ -51,7 +60,10 @@ __all__ = [
     "auth_headers",
     "bearer_auth",
     "http_token",
+    "listen_socket",
     "make_engine",
+    "serve_http",
+    "serving_folder",
     "split_docstring",
     "to_jsonable",
     "tool_meta",
@@ -386,6 +398,9 @@ class ServerKit:
             return self.serve_args(args)
         except ValueError as exc:
             parser.error(str(exc))
+        except PortUnavailableError as exc:  # one line, before anything said it was serving
+            print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+            return 1
 
     def serve_args(self, args: argparse.Namespace) -> int:
         """Serve as the arguments of `add_serve_arguments` say (the token checked first).
@@ -395,6 +410,7 @@ class ServerKit:
 
         Raises:
             ValueError: The token is malformed, or missing for a non-loopback host.
+            PortUnavailableError: HTTP only: the port is in use or the address cannot be bound.
         """
         token = None
         if args.transport == "http":
@@ -422,9 +438,14 @@ class ServerKit:
     ) -> int:
         """Initialise the database if needed and serve until the transport closes.
 
+        Over HTTP the port is bound first: when it cannot be (another process holds it), the
+        error comes before any database is made and before the line that says it is serving.
+
         Args:
             transport: ``"stdio"`` or ``"http"`` (streamable HTTP at ``/mcp``).
-            db: SQLAlchemy URL; defaults to ``$GYM_MCP_DB_URL``, then ``sqlite:///<name>.db``.
+            db: SQLAlchemy URL; defaults to ``$GYM_MCP_DB_URL``, then a fresh database made from
+                ``seed`` in a private temporary folder, removed when the server exits (its path
+                is printed on stderr). The current folder is never written.
             seed: Seed of the generated data when the database is new.
             host: Interface to bind for HTTP (loopback unless told otherwise).
             port: Port for HTTP.
@@ -438,29 +459,163 @@ class ServerKit:
         Raises:
             ValueError: The token is malformed, or ``host`` is not loopback and there is no
                 token nor ``allow_no_token``.
+            PortUnavailableError: HTTP only: the port is in use or the address cannot be bound.
         """
         if transport == "stdio":
-            url = self._database_url(db, seed)
-            self.create_server(url).run("stdio")
+            with self._database(db, seed) as (url, fresh):
+                if fresh:
+                    print(f"{self.name}: database {_sqlite_path(url)} ({fresh})", file=sys.stderr, flush=True)
+                self.create_server(url).run("stdio")
             return 0
         token = http_token(token, host=host, allow_no_token=allow_no_token)
-        url = self._database_url(db, seed)
-        server = self.create_server(url, token=token)
-        shown = make_url(url).render_as_string(hide_password=True)
-        guard = "bearer token required" if token is not None else "no token"
-        if token is None and not _is_loopback(host):
-            print(f"{self.name}: warning: anyone who can reach {host}:{port} can call every tool", file=sys.stderr)
-        print(
-            f"{self.name}: serving MCP at http://{host}:{port}/mcp ({guard}; db {shown})", file=sys.stderr, flush=True
-        )
-        server.run("streamable-http", host=host, port=port, json_response=True, stateless_http=False)
+        sock = listen_socket(host, port)
+        try:
+            with self._database(db, seed) as (url, fresh):
+                server = self.create_server(url, token=token)
+                app = server.streamable_http_app(json_response=True, stateless_http=False, host=host)
+                shown = f"{_sqlite_path(url)}, {fresh}" if fresh else make_url(url).render_as_string(hide_password=True)
+                guard = "bearer token required" if token is not None else "no token"
+                if token is None and not _is_loopback(host):
+                    print(
+                        f"{self.name}: warning: anyone who can reach {host}:{port} can call every tool", file=sys.stderr
+                    )
+                print(
+                    f"{self.name}: serving MCP at http://{_url_host(host)}:{port}/mcp ({guard}; db {shown})",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                serve_http(app, sock)
+        finally:
+            sock.close()
         return 0
 
-    def _database_url(self, db: str | None, seed: int) -> str:
-        """The database URL to serve (``db``, ``$GYM_MCP_DB_URL``, then a file), created if new."""
-        url = db or os.environ.get(DB_URL_ENV) or f"sqlite:///{self.name}.db"
-        self.init_database(url, seed=seed)
-        return url
+    @contextlib.contextmanager
+    def _database(self, db: str | None, seed: int) -> Iterator[tuple[str, str]]:
+        """The database URL to serve, created and seeded if new, and how it came to be.
+
+        Yields ``(url, fresh)``: ``fresh`` is empty for ``db`` or ``$GYM_MCP_DB_URL``, else a few
+        words about the private database made for this run (removed when the block ends).
+        """
+        url = db or os.environ.get(DB_URL_ENV)
+        if url:
+            self.init_database(url, seed=seed)
+            yield url, ""
+            return
+        with serving_folder(self.name) as folder:
+            url = f"sqlite:///{folder / f'{self.name}.db'}"
+            self.init_database(url, seed=seed)
+            yield url, f"fresh from seed {seed}, removed on exit; --db URL keeps one"
+
+
+def _sqlite_path(url: str) -> str:
+    """The file of a ``sqlite:///`` URL (the URL itself for anything else)."""
+    database = make_url(url).database
+    return database if make_url(url).get_backend_name() == "sqlite" and database else url
+
+
+def _url_host(host: str) -> str:
+    """``host`` as it goes in a URL (an IPv6 address in brackets)."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+# -- serving over HTTP -----------------------------------------------------------------------
+
+
+class PortUnavailableError(OSError):
+    """The HTTP port cannot be listened on: another process holds it, or the address is not this host's."""
+
+
+def listen_socket(host: str, port: int) -> socket.socket:
+    """Bind ``host:port`` and listen, so that a server says it is serving only once it is.
+
+    The socket is made as uvicorn makes its own (IPv6 when ``host`` holds a colon, and
+    ``SO_REUSEADDR``, so a server restarted at once can bind while old connections linger);
+    `serve_http` hands it to uvicorn.
+
+    Args:
+        host: The interface (``127.0.0.1``, ``::1``, ``0.0.0.0``, a name).
+        port: The TCP port.
+
+    Returns:
+        The bound, listening socket; the caller closes it.
+
+    Raises:
+        PortUnavailableError: The port is in use, or the address cannot be bound (one line
+            that says which and why).
+    """
+    bare = host.strip("[]")
+    family = socket.AF_INET6 if ":" in bare else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((bare, port))
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise PortUnavailableError(
+                f"port {port} on {host} is already in use; stop what holds it or choose another with --port"
+            ) from None
+        reason = exc.strerror or str(exc)
+        raise PortUnavailableError(f"cannot listen on {_url_host(host)}:{port}: {reason}") from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve_http(app: Any, sock: socket.socket, *, log_level: str = "warning") -> None:
+    """Serve an ASGI app with uvicorn on a socket `listen_socket` bound, until interrupted.
+
+    Args:
+        app: The ASGI application (e.g. an MCP server's ``streamable_http_app()``).
+        sock: The listening socket.
+        log_level: uvicorn's log level.
+    """
+    import uvicorn
+
+    uvicorn.Server(uvicorn.Config(app, log_level=log_level)).run(sockets=[sock])
+
+
+_ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+@contextlib.contextmanager
+def serving_folder(name: str) -> Iterator[Path]:
+    """A private temporary folder for one serving run, removed however the run ends.
+
+    It is removed when the block ends (normally or by an exception) and on SIGTERM or SIGHUP:
+    the folder goes, then the handler that was there before runs (the default one ends the
+    process with the signal, so the exit status is what it would have been).
+
+    Args:
+        name: A short name for the folder (the server's), safe for a file name.
+
+    Yields:
+        The folder, ``gym-mcp-<pid>-<name>-<random>`` in the temporary directory: named as the
+        gym's own scratch folders are, so one left by a killed process (SIGKILL, where nothing
+        can run) is swept by the next gym-mcp process that makes one.
+    """
+    folder = Path(tempfile.mkdtemp(prefix=f"gym-mcp-{os.getpid()}-{name}-"))
+    previous: dict[int, Any] = {}
+
+    def remove_then_pass_on(signum: int, frame: FrameType | None) -> None:
+        shutil.rmtree(folder, ignore_errors=True)
+        before = previous.get(signum, signal.SIG_DFL)
+        signal.signal(signum, before)
+        if callable(before):
+            before(signum, frame)
+        elif before == signal.SIG_DFL:
+            os.kill(os.getpid(), signum)
+
+    with contextlib.suppress(ValueError):  # handlers can only be set from the main thread
+        for sig in _ENDING_SIGNALS:
+            previous[sig] = signal.signal(sig, remove_then_pass_on)
+    try:
+        yield folder
+    finally:
+        for sig, before in previous.items():
+            with contextlib.suppress(ValueError, TypeError):
+                signal.signal(sig, before if before is not None else signal.SIG_DFL)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def tool_meta(info: ToolInfo) -> dict[str, Any]:
