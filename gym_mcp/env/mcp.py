@@ -434,6 +434,7 @@ class MCPEnv(SyncEnv[AsyncMCPEnv]):
         call_timeout: Seconds a tool call may take.
         max_action_chars: Longest action accepted.
         max_observation_chars: Longest observation.
+        max_calls_per_step: Most tool calls one action may make (the rest are refused, named).
         render_mode: ``"ansi"`` to render the conversation as text.
         hide_tools: Tools the agent never sees nor can call.
         rename_tools: ``{server name: name the agent sees}``.
@@ -466,6 +467,7 @@ class MCPEnv(SyncEnv[AsyncMCPEnv]):
         call_timeout: float = 30.0,
         max_action_chars: int = 32_000,
         max_observation_chars: int = 16_000,
+        max_calls_per_step: int = 8,
         render_mode: str | None = None,
         hide_tools: Iterable[str] = (),
         rename_tools: Mapping[str, str] | None = None,
@@ -482,6 +484,7 @@ class MCPEnv(SyncEnv[AsyncMCPEnv]):
             call_timeout=call_timeout,
             max_action_chars=max_action_chars,
             max_observation_chars=max_observation_chars,
+            max_calls_per_step=max_calls_per_step,
             max_user_turns=max_user_turns,
             max_steps_per_turn=max_steps_per_turn,
         )

@@ -444,3 +444,15 @@ def test_settings_of_the_wrong_type_are_one_line(kwargs: dict[str, object], mess
 
     with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
         gym.make("gym_mcp/Banking-v0", **kwargs)
+
+
+def test_max_calls_per_step_is_a_make_argument() -> None:
+    env = gym.make("gym_mcp/Banking-v0", max_calls_per_step=2)
+    try:
+        env.reset(seed=0)
+        call = {"name": "get_balance", "arguments": {"account_id": "ACC-1001"}}
+        obs, _, _, _, info = env.step([call, call, call])
+        assert "only the first 2 were run" in obs and "not run (too many calls in one action)" in obs
+        assert info["num_calls"] == 2 and info["invalid_calls"] == 1
+    finally:
+        env.close()
