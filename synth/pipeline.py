@@ -32,6 +32,7 @@ from gym_mcp.synth.config import IRRELEVANT_REQUESTS, SynthConfig, SynthResult
 from gym_mcp.synth.graph import EntityPools, ToolGraph, ToolSpec, cache_dir, kit_tools, schema_hash, shape, tool_specs
 from gym_mcp.synth.llm import ChatEndpoint
 from gym_mcp.synth.render import format_value, is_traceable, noun, render, render_chain
+from gym_mcp.synth.report import error_cause, tool_error_causes
 from gym_mcp.synth.values import MISSING, decode, default_value, fits, jaccard, leaves
 from gym_mcp.tasks import DIALOGUE_KINDS, Slot, Stage, Task, UserScenario, replay, save_tasks
 from gym_mcp.tasks.dialogue import needs_confirmation
@@ -105,6 +106,8 @@ class _Synthesizer:
         self.env = MCPEnv(source, max_steps=1_000_000)
         self.dialogue_env: MCPEnv | None = None
         self.rejects: Counter[str] = Counter()
+        # what the rejections for a tool error were: (tool, normalized message) -> candidates
+        self.error_causes: Counter[tuple[str, str]] = Counter()
         self.repaired = 0
         self.timings: Counter[str] = Counter()
         parts = list(source.parts) if isinstance(source, ComposedSource) else []
@@ -350,6 +353,8 @@ class _Synthesizer:
                     record = self.env.core.calls[-1]
                     self.repaired += record.status == "ok"
             if record.status != "ok":
+                if record.status == "tool_error":
+                    self.error_causes[(spec.name, error_cause(record.output))] += 1
                 return f"call failed ({record.status})"
             if spec.write and self.env.state.fingerprint() == before:
                 return "write changed nothing"
@@ -658,9 +663,14 @@ class _Synthesizer:
             if self.progress:
                 self.progress(len(kept), cfg.n)
         if len(kept) < n_chains:
+            top = [
+                f"{g['tool']}: {g['causes'][0]['cause']} ({g['causes'][0]['count']})"
+                for g in tool_error_causes(self.error_causes, per_tool=1)[:3]
+            ]
             raise SynthError(
                 f"{self.server}: only {len(kept)} of {n_chains} call chains survived {attempts} attempts "
                 f"(rejections: {dict(self.rejects.most_common(5))})"
+                + (f"; commonest tool errors: {'; '.join(top)}" if top else "")
             )
         requests = self.rng.sample(IRRELEVANT_REQUESTS, n_irrelevant)
         irrelevant = [self._irrelevant(len(kept) + i, request) for i, request in enumerate(requests)]
@@ -750,6 +760,7 @@ class _Synthesizer:
             "tools_unused": sorted(set(self.by_name) - set(tool_counts)),
             "heldout_tools": sorted(getattr(self, "held_tools", set())),
             "rejections": dict(self.rejects.most_common()),
+            "tool_error_causes": tool_error_causes(self.error_causes),
             "repaired_from_error_messages": self.repaired,
             "paraphrased": self.paraphrased,
             "graph_edges": {"explicit": len(self.graph.explicit), "implicit": len(self.graph.implicit)},

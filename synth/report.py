@@ -3,10 +3,120 @@
 from __future__ import annotations
 
 import os
+import re
+from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["report_text", "write_plot"]
+__all__ = ["TOOL_ERROR", "error_cause", "report_text", "tool_error_causes", "tool_error_lines", "write_plot"]
+
+TOOL_ERROR = "call failed (tool_error)"
+"""The rejection of a candidate chain whose call the server answered with an error."""
+
+_PREFIX = re.compile(r"^(?:Error(?: executing tool [\w.-]+)?:\s*)+")
+_QUOTED = re.compile(r"(?<![\w<])(['\"])[^'\"\n]{1,120}\1(?!\w)")
+_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b")
+_ID = re.compile(r"\b[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*-\d[A-Za-z0-9]*\b")
+_NAMED_ID = re.compile(r"(?:\b[A-Z][^\s(),;:]*\s){1,3}\(<id>\)")
+_MONEY = re.compile(r"\$\d[\d,]*(?:\.\d+)?")
+_NUMBER = re.compile(r"(?<![\w<])[+-]?\d[\d,]*(?:\.\d+)?(?:[A-Za-z]\w*)?\b|\b[A-Za-z]+\d\w*\b")
+_SYMBOL = re.compile(r"\b[A-Z]{2,5}\b")
+_RUN = re.compile(r"(<\w+>)(?:,\s*(?:and\s+)?<\w+>)+")
+_CLAUSE_END = re.compile(r"[;.](?:\s|$)")
+_MAX_CAUSE = 90
+
+
+def error_cause(message: str) -> str:
+    """A short, normalized form of a tool's error message, so that like errors count together.
+
+    The ``Error executing tool NAME:`` prefix goes; quoted text, dates, ids (``ACC-1001``,
+    with a name before it in the form ``Ada Lee (PER-1001)``), amounts, numbers and short
+    all-capital symbols become placeholders; only the first clause is kept, at most 90
+    characters. E.g. ``Insufficient funds in ACC-1048: balance is $2.21 but ...`` becomes
+    ``Insufficient funds in <id>: balance is $<n> but the amount is $<n>``.
+
+    Args:
+        message: The error text the call returned.
+
+    Returns:
+        The normalized cause (``"(no message)"`` for an empty one).
+    """
+    text = _PREFIX.sub("", " ".join(message.split()))
+    text = _QUOTED.sub(lambda m: f"{m.group(1)}…{m.group(1)}", text)
+    text = _DATE.sub("<date>", text)
+    text = _ID.sub("<id>", text)
+    text = _NAMED_ID.sub("<id>", text)
+    text = _MONEY.sub("$<n>", text)
+    text = _NUMBER.sub("<n>", text)
+    text = _SYMBOL.sub("<sym>", text)
+    text = _RUN.sub(r"\1, …", text)
+    end = _CLAUSE_END.search(text)
+    if end is not None:
+        text = text[: end.start()]
+    text = text.strip(" .;:,")
+    if len(text) > _MAX_CAUSE:  # cut at a space, never inside a placeholder
+        cut = text[: _MAX_CAUSE - 1]
+        text = (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(" .;:,(") + "…"
+    return text or "(no message)"
+
+
+def tool_error_causes(causes: Mapping[tuple[str, str], int], per_tool: int = 3) -> list[dict[str, Any]]:
+    """Tool-error rejections grouped by tool, each tool's commonest causes first.
+
+    Args:
+        causes: Count of rejections by ``(tool name, error_cause(message))``.
+        per_tool: How many causes to name per tool; the rest are counted in ``other``.
+
+    Returns:
+        One entry per tool, most rejections first (ties by name): ``{"tool", "count",
+        "causes": [{"cause", "count"}, ...], "other"}``, where the causes' counts plus
+        ``other`` make ``count``, and the tools' counts make every tool-error rejection.
+    """
+    by_tool: dict[str, Counter[str]] = {}
+    for (tool, cause), count in causes.items():
+        by_tool.setdefault(tool, Counter())[cause] += count
+    out: list[dict[str, Any]] = []
+    for tool, counter in by_tool.items():
+        ranked = sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))
+        top = ranked[:per_tool]
+        total = sum(counter.values())
+        out.append(
+            {
+                "tool": tool,
+                "count": total,
+                "causes": [{"cause": cause, "count": count} for cause, count in top],
+                "other": total - sum(count for _, count in top),
+            }
+        )
+    out.sort(key=lambda entry: (-entry["count"], entry["tool"]))
+    return out
+
+
+def tool_error_lines(stats: Mapping[str, Any], tools: int | None = None) -> list[str]:
+    """The lines that say which tools' errors rejected candidates, and why.
+
+    Args:
+        stats: A synthesis run's statistics (`SynthResult.stats`).
+        tools: Name at most this many tools (None: all of them).
+
+    Returns:
+        A heading line and, per tool, its count and its commonest causes; no lines when no
+        candidate was rejected for a tool error.
+    """
+    groups = stats.get("tool_error_causes") or []
+    total = sum(int(g["count"]) for g in groups)
+    if not total:
+        return []
+    shown = groups if tools is None else groups[:tools]
+    rest = "" if len(shown) == len(groups) else f"; the {len(shown)} tools with most"
+    lines = [f"rejected for tool errors: {total} of {stats['attempts']} candidate chains, by tool and cause{rest}:"]
+    for group in shown:
+        lines.append(f"  {group['tool']:<28} {group['count']}")
+        lines += [f"    {c['count']:>5}  {c['cause']}" for c in group["causes"]]
+        if group["other"]:
+            lines.append(f"    {group['other']:>5}  (other causes)")
+    return lines
 
 
 def report_text(stats: dict[str, Any]) -> str:
@@ -23,6 +133,7 @@ def report_text(stats: dict[str, Any]) -> str:
         f"by split: {stats['by_split']} (held-out tools: {', '.join(stats['heldout_tools']) or 'none'})",
         f"tool graph: {stats['graph_edges']['explicit']} explicit, {stats['graph_edges']['implicit']} implicit edges",
         f"rejected candidates: {stats['rejections']}",
+        *tool_error_lines(stats),
         f"calls repaired from the id an error message named: {stats['repaired_from_error_messages']}",
         f"instructions paraphrased by the LLM: {stats.get('paraphrased', 0)}",
         f"time: {stats['seconds']['generate']}s generating, {stats['seconds']['replay']}s replay-verifying "

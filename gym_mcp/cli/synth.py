@@ -45,6 +45,7 @@ def _synth(args: argparse.Namespace) -> int:
     from gym_mcp.progress import progress_bar
     from gym_mcp.synth.llm import ChatEndpoint
     from gym_mcp.synth.pipeline import SynthConfig, synthesize, write_outputs
+    from gym_mcp.synth.report import tool_error_lines
 
     if bool(args.server) == bool(args.spec):
         raise ConfigError("give a bundled server name or --spec FILE (one of them)")
@@ -68,4 +69,6 @@ def _synth(args: argparse.Namespace) -> int:
         f"tool coverage {stats['tool_coverage']:.1%}, {stats['verified_tasks_per_minute']} tasks/min; "
         f"report: {', '.join(str(f) for f in files[1:])}"
     )
+    for line in tool_error_lines(stats, tools=5):  # which tools' errors cost most candidates, and why
+        print(line)
     return 0
