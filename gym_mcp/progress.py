@@ -1,8 +1,10 @@
 """Progress of long work (synthesis, evaluation, training), readable in a terminal and in a log.
 
-On a terminal, a `tqdm` bar redraws in place; when the stream is not a terminal (a log file, CI),
-one plain line is written at every tenth of the work instead, so a log gets a few lines rather
-than a flood of carriage returns.
+On a terminal, a `tqdm` bar redraws in place; when the stream is not a terminal (a log file, CI,
+a pipe), one plain line is written at every tenth of the work instead, so a log gets a few
+lines rather than a flood of carriage returns. Synthesis (``gym-mcp synth``), evaluation
+(``gym-mcp eval``) and training (``gym-mcp train``: its own evaluations and the steps) all show
+their progress through this module; nothing else in the package draws a bar.
 """
 
 from __future__ import annotations
@@ -59,8 +61,9 @@ class Progress:
             return
         self._next_line = done + max(1, self.total // 10)
         elapsed = time.perf_counter() - self._start
-        rate = done / elapsed * 60 if elapsed > 0 else 0.0
-        line = f"{self.desc}: {done}/{self.total} {self.unit} ({rate:.0f}/min, {elapsed:.0f}s)"
+        # a rate over less than a second is noise (the first unit may finish within microseconds)
+        timing = f"{done / elapsed * 60:.0f}/min, {elapsed:.0f}s" if elapsed >= 1 else f"{elapsed:.1f}s"
+        line = f"{self.desc}: {done}/{self.total} {self.unit} ({timing})"
         self.stream.write(line + (f"; {shown}" if shown else "") + "\n")
         self.stream.flush()
 

@@ -223,6 +223,8 @@ def _short(text: str, limit: int = 110) -> str:
 
 
 def _play(env: gym.Env[str, Any], task: Task, agent: Script) -> Iterator[str]:
+    from gym_mcp.evaluation.report import fixed
+
     obs, info = env.reset(options={"task_id": task.id})
     yield f"  user: {_short(obs)}"
     script = agent()
@@ -233,7 +235,7 @@ def _play(env: gym.Env[str, Any], task: Task, agent: Script) -> Iterator[str]:
         yield f"  agent: {_short(shown)}"
         if terminated or truncated:
             counts = ", ".join(f"{k}={info[k]}" for k in ("num_calls", "invalid_calls", "tool_errors"))
-            yield f"  -> reward {float(reward):.1f} (state match: {info.get('state_match')}; {counts})"
+            yield f"  -> reward {fixed(float(reward), 1)} (state match: {info.get('state_match')}; {counts})"
             return
         yield f"  tool: {_short(obs)}"
         try:
@@ -253,6 +255,8 @@ def run_demo(*, server: str = "banking", transport: str = "stdio", episodes: int
     Returns:
         The exit status (0).
     """
+    from gym_mcp.evaluation.report import fixed
+
     demos = DEMO_TASKS[server]()
     start = time.perf_counter()
     print(f"gym-mcp demo: {server} over {transport}; verifying {len(demos)} tasks by replay...", flush=True)
@@ -270,7 +274,7 @@ def run_demo(*, server: str = "banking", transport: str = "stdio", episodes: int
     finally:
         env.close()
     print(
-        f"\n{len(rewards)} episodes, mean reward {sum(rewards) / max(len(rewards), 1):.2f}, "
+        f"\n{len(rewards)} episodes, mean reward {fixed(sum(rewards) / max(len(rewards), 1), 2)}, "
         f"{time.perf_counter() - start:.1f}s"
     )
     return 0

@@ -97,6 +97,7 @@ def _check_args(args: argparse.Namespace) -> None:
 
 def _eval(args: argparse.Namespace) -> int:
     from gym_mcp.evaluation import EvalConfig, evaluate, unscorable_note, write_report
+    from gym_mcp.evaluation.report import fixed
     from gym_mcp.policies import OpenAIPolicy, make_policy
     from gym_mcp.progress import progress_bar
 
@@ -175,7 +176,7 @@ def _eval(args: argparse.Namespace) -> int:
         for env_id, m in envs.items():
             print(
                 f"{policy:<12} {env_id:<24} success {_percent(m['success_rate'])}  pass^{args.k} "
-                f"{_percent(m['pass^k'][str(args.k)])}  mean reward {m['mean_reward']:.3f}"
+                f"{_percent(m['pass^k'][str(args.k)])}  mean reward {fixed(m['mean_reward'])}"
             )
             if "failures" in m:
                 f = m["failures"]

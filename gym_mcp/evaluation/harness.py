@@ -222,6 +222,11 @@ def _scorable(info: Mapping[str, Any]) -> bool:
     return not _judged_on_state(info) or "state_match" in info
 
 
+def _rounded(value: float, digits: int = 4) -> float:
+    """``value`` rounded for a report, never ``-0.0`` (a small penalty that rounds away reads as none)."""
+    return round(value, digits) + 0.0
+
+
 def _rate(hits: int, n: int) -> float | None:
     return round(hits / n, 4) if n else None
 
@@ -253,7 +258,7 @@ def _metrics(episodes: Sequence[Mapping[str, Any]], k: int) -> dict[str, Any]:
             out[g] = {
                 "episodes": len(es),
                 "success_rate": _rate(sum(bool(e["success"]) for e in judged), len(judged)),
-                "mean_reward": round(sum(e["reward"] for e in es) / len(es), 4),
+                "mean_reward": _rounded(sum(e["reward"] for e in es) / len(es)),
             }
         return out
 
@@ -271,12 +276,11 @@ def _metrics(episodes: Sequence[Mapping[str, Any]], k: int) -> dict[str, Any]:
             else None
             for j in range(1, k + 1)
         },
-        "mean_reward": round(sum(e["reward"] for e in episodes) / n, 4),
+        "mean_reward": _rounded(sum(e["reward"] for e in episodes) / n),
         "mean_terms": {
-            t: round(
+            t: _rounded(
                 sum(float(e["terms"][t]) for e in episodes if isinstance(e["terms"].get(t), int | float))
-                / max(1, sum(1 for e in episodes if isinstance(e["terms"].get(t), int | float))),
-                4,
+                / max(1, sum(1 for e in episodes if isinstance(e["terms"].get(t), int | float)))
             )
             for t in term_names
         },

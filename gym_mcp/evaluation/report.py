@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 import math
 import os
-import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from gym_mcp.evaluation.harness import EvalConfig, EvalResult
 
-__all__ = ["markdown", "robustness", "unscorable_note", "write_report"]
+__all__ = ["fixed", "markdown", "robustness", "unscorable_note", "write_report"]
 
 
 def unscorable_note(env_id: str, metrics: Mapping[str, Any]) -> str | None:
@@ -38,6 +37,11 @@ def unscorable_note(env_id: str, metrics: Mapping[str, Any]) -> str | None:
         f"to replay for one, {scope}; give them reference calls (the environment replays them to record the "
         "fingerprint) or make tasks with `gym-mcp synth` (mean reward is the reward function's, not success)"
     )
+
+
+def fixed(value: float, digits: int = 3) -> str:
+    """``value`` with ``digits`` decimals, never ``-0.000``: what rounds to zero prints as zero."""
+    return f"{round(value, digits) + 0.0:.{digits}f}"
 
 
 def _percent(value: float | None) -> str:
@@ -116,7 +120,7 @@ def robustness(result: EvalResult) -> list[dict[str, Any]]:
                 "episodes": n,
                 "clean_success": round(before, 4),
                 "perturbed_success": round(after, 4),
-                "change_points": round(100 * (after - before), 1),
+                "change_points": round(100 * (after - before), 1) + 0.0,  # never -0.0
             }
         )
     return rows
@@ -139,7 +143,7 @@ def markdown(result: EvalResult, config: EvalConfig) -> str:
             excess = m["excess_call_rate"] if m["excess_call_rate"] is not None else "-"
             lines.append(
                 f"| {policy} | {env_id} | {m['episodes']} | {_percent(m['success_rate'])} | {_percent(passk)} "
-                f"| {m['mean_reward']:.3f} | {per_solved} | {excess} "
+                f"| {fixed(m['mean_reward'])} | {per_solved} | {excess} "
                 f"| {m['invalid_call_rate']:.1%} | {m['tool_error_rate']:.1%} |"
             )
             note = unscorable_note(env_id, m)
@@ -204,7 +208,7 @@ def _breakdown(result: EvalResult, key: str, title: str, label: str) -> list[str
             for group, b in m[key].items():
                 lines.append(
                     f"| {policy} | {env_id} | {group} | {b['episodes']} | {_percent(b['success_rate'])} "
-                    f"| {b['mean_reward']:.3f} |"
+                    f"| {fixed(b['mean_reward'])} |"
                 )
     return lines
 
@@ -298,19 +302,3 @@ def _plot_robustness(rows: list[dict[str, Any]], path: Path) -> Path | None:
     fig.savefig(path, dpi=90)
     plt.close(fig)
     return path
-
-
-def progress_bar(stream: Any = sys.stderr) -> Callable[[int, int], None]:
-    """A one-line progress display."""
-
-    def show(done: int, total: int) -> None:
-        if done != total and done % max(1, total // 40):
-            return
-        width = 30
-        filled = math.floor(width * done / total)
-        stream.write(f"\r  [{'#' * filled}{'.' * (width - filled)}] {done}/{total} episodes")
-        if done == total:
-            stream.write("\n")
-        stream.flush()
-
-    return show

@@ -207,13 +207,15 @@ def efficiency(episode: Episode, a: float = 0.5, b: float = 0.5) -> float:
         b: Budget growth (see `efficiency_budget`).
 
     Returns:
-        A value in ``[-a * (n - B) / B, 0]``: 0.0 within the budget.
+        A value in ``[-a * (n - B) / B, 0]``: 0.0 within the budget (never ``-0.0``, which a
+        report would print as a penalty).
     """
     if not success(episode):
         return 0.0
     n = len(named_calls(episode))
     budget = efficiency_budget(episode.task, b)
-    return -a * max(0, n - budget) / budget
+    over = max(0, n - budget)
+    return -a * over / budget if over and a else 0.0
 
 
 # -- composite rewards --------------------------------------------------------------------------

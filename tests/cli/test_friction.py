@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import re
 import socket
@@ -171,3 +172,68 @@ def _database_path(stderr: str) -> Path:
     match = re.search(r"\b(?:database|db) (/\S+\.db)\b", stderr)
     assert match, stderr
     return Path(match.group(1))
+
+
+# -- 3 and 5: progress in a log, and no negative zero ----------------------------------------
+
+NEGATIVE_ZERO = re.compile(rb"-0\.0+(?![0-9])")
+
+
+def test_the_efficiency_term_within_the_budget_is_positive_zero() -> None:
+    import gymnasium as gym
+
+    from tests.helpers import verified_deposit_task
+
+    task = verified_deposit_task()
+    env = gym.make("gym_mcp/Banking-v0", tasks=[task])
+    try:
+        env.reset(options={"task_id": task.id})
+        for call in task.reference_calls:
+            env.step(dict(call))
+        _, _, terminated, _, info = env.step("Done.")
+    finally:
+        env.close()
+    assert terminated and info["reward_terms"]["success"] == 1.0
+    efficiency = info["reward_terms"]["efficiency"]
+    assert efficiency == 0.0 and math.copysign(1.0, efficiency) == 1.0  # was -0.0: -a * 0 / B
+
+
+def run_logged(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
+    """Run the CLI with stdout and stderr to pipes (not a terminal), as bytes: text mode would turn \\r into \\n."""
+    return subprocess.run([*CLI, *args], cwd=cwd, env=env, capture_output=True, timeout=300, check=False)
+
+
+def test_synth_and_eval_in_a_log_print_plain_progress_lines_and_no_negative_zero(tmp_path: Path) -> None:
+    env = clean_env(GYM_MCP_HOME=str(tmp_path / "home"))
+    tasks = tmp_path / "banking.jsonl"
+    synth = run_logged("synth", "banking", "-n", "12", "--seed", "1", "-o", str(tasks), cwd=tmp_path, env=env)
+    assert synth.returncode == 0, synth.stderr.decode()
+    assert b"\r" not in synth.stdout + synth.stderr
+    lines = re.findall(rb"^synthesizing: (\d+)/12 tasks \([^)]*\)$", synth.stderr, re.MULTILINE)
+    assert lines and lines[-1] == b"12", synth.stderr.decode()
+    # the report's tool errors are printed too (item 4; tests/synth/test_report_causes.py checks the counts)
+    report = tasks.with_suffix(".report.txt").read_text()
+    assert "rejected for tool errors:" in report
+    assert b"rejected for tool errors:" in synth.stdout
+
+    out = tmp_path / "out"
+    ran = run_logged(
+        "eval", "--env", "gym_mcp/Banking-v0", "--tasks", str(tasks), "--policy", "reference", "-o", str(out),
+        cwd=tmp_path,
+        env=env,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr.decode()
+    assert b"\r" not in ran.stdout + ran.stderr
+    lines = re.findall(rb"^evaluating: (\d+)/12 episodes \([^)]*\)$", ran.stderr, re.MULTILINE)
+    assert lines and lines[-1] == b"12", ran.stderr.decode()
+
+    # the reference agent stays within every budget: its efficiency term is +0.0, and nothing prints -0.0
+    episodes = json.loads((out / "results.json").read_text())["episodes"]
+    within = [e for e in episodes if e["success"] and e["num_calls"] <= e["budget"]]
+    assert within
+    for episode in within:
+        assert episode["terms"]["efficiency"] == 0.0
+        assert math.copysign(1.0, episode["terms"]["efficiency"]) == 1.0, episode["task_id"]
+    for printed in (ran.stdout, ran.stderr, (out / "results.md").read_bytes(), (out / "results.json").read_bytes()):
+        assert not NEGATIVE_ZERO.search(printed)
+    assert b"efficiency 0.0" in (out / "results.md").read_bytes()
