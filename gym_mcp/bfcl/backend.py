@@ -267,14 +267,14 @@ def run_entry_server(
         return 0
     import sys
 
-    import uvicorn
+    from gym_mcp.servers.kit.server import bearer_auth, listen_socket, serve_http
 
-    from gym_mcp.servers.kit.server import bearer_auth
-
-    required = "bearer token required" if token else "no token"
-    print(f"bfcl-{entry_id}: serving MCP at http://{host}:{port}/mcp ({required})", file=sys.stderr, flush=True)
-    app = server.streamable_http_app(json_response=True, host=host, **(bearer_auth(token) if token else {}))
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    sock = listen_socket(host, port)  # bound before anything says "serving" (PortUnavailableError if taken)
+    with sock:
+        required = "bearer token required" if token else "no token"
+        print(f"bfcl-{entry_id}: serving MCP at http://{host}:{port}/mcp ({required})", file=sys.stderr, flush=True)
+        app = server.streamable_http_app(json_response=True, host=host, **(bearer_auth(token) if token else {}))
+        serve_http(app, sock)
     return 0
 
 

@@ -188,7 +188,11 @@ def _serve_bfcl(args: argparse.Namespace) -> int:
         except PortUnavailableError as exc:
             print(f"gym-mcp serve-bfcl: error: {exc}", file=sys.stderr)
             return 1
-    return run_entry_server(args.entry, transport=args.transport, host=args.host, port=args.port, token=token)
+    try:
+        return run_entry_server(args.entry, transport=args.transport, host=args.host, port=args.port, token=token)
+    except PortUnavailableError as exc:  # taken between the check and the entry's own bind
+        print(f"gym-mcp serve-bfcl: error: {exc}", file=sys.stderr)
+        return 1
 
 
 def _serve_model(args: argparse.Namespace) -> int:
