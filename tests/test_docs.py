@@ -52,3 +52,12 @@ def test_the_site_gives_the_readmes_two_commands() -> None:
     assert tests in _bash_blocks(ROOT / "docs" / "getting-started.md")
     ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()
     assert ci[-1] == tests
+
+
+def test_the_readmes_python_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (ROOT / "README.md").read_text()
+    blocks = [b.split("```", 1)[0] for b in text.split("```python\n")[1:]]
+    assert blocks, "the README shows no Python example"
+    monkeypatch.chdir(tmp_path)
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {"__name__": "readme"})
