@@ -33,7 +33,11 @@ class ServerPool:
         self.reused = 0
 
     async def acquire(self, source: ServerSource, *, call_timeout: float) -> LiveServer:
-        """A warm server for ``source`` if one is idle, else a newly launched one."""
+        """A warm server for ``source`` if a healthy one is idle, else a newly launched one.
+
+        Idle servers that are no longer `LiveServer.healthy` (a process died, or the state was
+        closed while the server was out) are closed and skipped, never handed out.
+        """
         idle = self._idle.get(source.key, [])
         while idle:
             live = idle.pop()
@@ -47,7 +51,10 @@ class ServerPool:
         return await source.launch(call_timeout=call_timeout)
 
     async def release(self, live: LiveServer) -> None:
-        """Give a server back; it stays warm unless the pool for its key is full."""
+        """Give a server back; it stays warm unless the pool for its key is full or it is unhealthy.
+
+        An unhealthy server (see `LiveServer.healthy`: a dead process, a closed state) is closed.
+        """
         if live.closed:
             return
         idle = self._idle.setdefault(live.key, [])

@@ -105,8 +105,14 @@ class LiveServer:
 
     @property
     def healthy(self) -> bool:
-        """True when every part is connected and its process alive."""
-        return all(p.connection.connected and p.connection.process_alive() for p in self.parts)
+        """True when every part is connected, its process alive, and the state not closed.
+
+        The pool hands out only healthy servers: one whose state was closed (say by user code
+        calling ``env.unwrapped.state.close()``) could not restore the next episode's state.
+        """
+        return not self.state.closed and all(
+            p.connection.connected and p.connection.process_alive() for p in self.parts
+        )
 
     async def ensure_alive(self) -> None:
         """Restart any part whose server died."""

@@ -178,8 +178,24 @@ class StateBackend(ABC):
         """
         raise StateError(f"a {type(self).__name__} state cannot be copied")
 
-    def close(self) -> None:  # noqa: B027 - optional hook
-        """Release files and connections held by the backend."""
+    _closed: bool = False
+
+    @property
+    def closed(self) -> bool:
+        """True once the backend was closed: its owner is done with it and must not use it again.
+
+        Cheap (no I/O), so a pool can ask it before handing a server out. Every backend is
+        closed after `close`; one holding a connection (`SQLiteState`) is also closed when that
+        connection was closed under it, and a `CompositeState` when any of its parts is.
+        """
+        return self._closed
+
+    def close(self) -> None:
+        """Release files and connections held by the backend; `closed` is True after.
+
+        Backends that override it set ``self._closed = True`` (or call this).
+        """
+        self._closed = True
 
     def _check_kind(self, snapshot: Snapshot) -> None:
         if snapshot.kind != self.kind:

@@ -151,8 +151,14 @@ class CompositeState(StateBackend):
                     groups[f"{name}.{group}"] = changes
         return StateDiff(groups)
 
+    @property
+    def closed(self) -> bool:
+        """True after `close`, or when any part is closed (the whole can no longer be restored)."""
+        return self._closed or any(part.closed for part in self._parts.values())
+
     def close(self) -> None:
         """Close every part (all are tried; the first error is raised after)."""
+        self._closed = True
         error: BaseException | None = None
         for part in self._parts.values():
             try:

@@ -226,9 +226,25 @@ class SQLiteState(StateBackend):
                 for t in self._tables(self._conn)
             }
 
+    @property
+    def closed(self) -> bool:
+        """True after `close`, or once this process's connection was closed under the state.
+
+        An in-memory database is gone with its connection, and a file database can no longer be
+        snapshotted or restored through it, so either way the state is no longer usable.
+        """
+        if self._closed:
+            return True
+        try:
+            _ = self._conn.total_changes  # a plain getter that raises on a closed connection
+        except sqlite3.ProgrammingError:
+            return True
+        return False
+
     def close(self) -> None:
         """Close this process's connection (an in-memory database is then gone)."""
         with self._lock:
+            self._closed = True
             self._conn.close()
 
     # -- helpers ---------------------------------------------------------------------------
