@@ -54,6 +54,7 @@ __all__ = [
     "SpecFile",
     "as_source",
     "env_name",
+    "is_spec_file",
     "load_spec",
     "parse_spec",
     "saved_specs",
@@ -602,8 +603,16 @@ def saved_specs() -> dict[str, Path]:
     return {p.stem: p for p in sorted(folder.glob("*.json"))}
 
 
+def is_spec_file(value: Any) -> bool:
+    """True when ``value`` is a path (string or path-like) ending in ``.toml``, ``.json``, ``.yaml`` or ``.yml``."""
+    return isinstance(value, str | os.PathLike) and Path(value).suffix.lower() in (".toml", ".json", ".yaml", ".yml")
+
+
 def as_source(value: Any) -> ServerSource:
     """A server source from a source, a `ServerSpec`, a spec file path or a bundled server name.
+
+    The source alone: a spec's ``[tools]`` rules are applied by the environment (see
+    `gym_mcp.env.external.make_external_env`), not by the source.
 
     Raises:
         ConfigError: ``value`` is none of these, or its spec file is bad.
@@ -612,12 +621,7 @@ def as_source(value: Any) -> ServerSource:
         return value
     if isinstance(value, ServerSpec):
         return value.source()
-    if isinstance(value, str | os.PathLike) and Path(value).suffix.lower() in (
-        ".toml",
-        ".json",
-        ".yaml",
-        ".yml",
-    ):
+    if is_spec_file(value):
         return load_spec(value).source()
     if isinstance(value, str):
         return BundledSource(value)
