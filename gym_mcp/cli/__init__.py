@@ -13,12 +13,16 @@
     gym-mcp train --config examples/train_cpu.toml        a configured run (SFT, then GRPO)
     gym-mcp demo --server banking --episodes 3            a scripted agent plays a few episodes
 
-A bad argument gets one line on stderr saying what is wrong, and exit status 2. Each command
-group is a module here with a ``register(subparsers)`` that adds its parser and the function it runs.
+A bad argument gets one line on stderr saying what is wrong, and exit status 2. A reader that
+stops early (``gym-mcp servers list | head -1``) ends the command quietly, with status 141 as a
+process killed by SIGPIPE has. Each command group is a module here with a ``register(subparsers)``
+that adds its parser and the function it runs.
 """
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -45,14 +49,42 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: Arguments (defaults to ``sys.argv[1:]``).
 
     Returns:
-        The exit status.
+        The exit status: 141 when whoever reads stdout closed it early.
     """
-    args = build_parser().parse_args(argv)
+    try:
+        try:
+            args = build_parser().parse_args(argv)  # --help prints here (and exits)
+            return _run(args)
+        finally:
+            sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's flush at exit
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        _drop_stdout()
+        return _BROKEN_PIPE
+
+
+_BROKEN_PIPE = 128 + 13  # a shell's status for a process killed by SIGPIPE
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the parsed command; a `GymMCPError` is one line on stderr and status 1."""
     try:
         status: int = args.run(args)
         return status
     except GymMCPError as exc:
         print(f"gym-mcp: error: {exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        return 130
+
+
+def _drop_stdout() -> None:
+    """Point stdout at the null device, so the interpreter's last flush at exit cannot fail again."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real file (e.g. captured in a test)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)

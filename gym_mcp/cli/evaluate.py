@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 from gym_mcp.cli.args import positive
@@ -37,7 +38,8 @@ def register(sub: Any) -> None:
         "--policy",
         action="append",
         required=True,
-        help="reference, noop, random, openai:URL or local:MODEL_DIR[+ADAPTER_DIR] (repeatable)",
+        help="reference, noop, random, openai:URL or local:MODEL[+ADAPTER_DIR] (repeatable); MODEL is a model "
+        "folder, a .gguf file or smollm2; openai: sends $OPENAI_API_KEY, when set, as its bearer token",
     )
     ev.add_argument("--model", default="default", help="model name for openai: policies")
     ev.add_argument("-k", type=positive, default=1, help="trials per task (pass^k)")
@@ -55,8 +57,8 @@ def register(sub: Any) -> None:
     ev.add_argument(
         "--user",
         default=None,
-        help="a simulated user: scripted, or openai:URL[@MODEL] (an LLM user); each failure is attributed to it "
-        "or to the agent",
+        help="a simulated user: scripted, or openai:URL[@MODEL] (an LLM user; sends $OPENAI_API_KEY, when set, "
+        "as its bearer token); each failure is attributed to it or to the agent",
     )
     ev.add_argument(
         "--perturb",
@@ -102,12 +104,16 @@ def _eval(args: argparse.Namespace) -> int:
     from gym_mcp.progress import progress_bar
 
     _check_args(args)
+    api_key = os.environ.get("OPENAI_API_KEY") or None  # for openai: policies and users, as synth --llm-url
     for spec in args.policy:
-        probe = make_policy(spec, seed=args.seed, model=args.model)  # unknown specs fail here
+        probe = make_policy(spec, seed=args.seed, model=args.model, api_key=api_key)  # unknown specs fail here
         if isinstance(probe, OpenAIPolicy):
             probe.check()  # an unreachable endpoint fails here, with one line
         probe.close()
-    policies = {spec: (lambda spec=spec: make_policy(spec, seed=args.seed, model=args.model)) for spec in args.policy}
+    policies = {
+        spec: (lambda spec=spec: make_policy(spec, seed=args.seed, model=args.model, api_key=api_key))
+        for spec in args.policy
+    }
     if args.suite == BFCL_SUITE:
         from gym_mcp.bfcl import bfcl_tasks
 
@@ -125,7 +131,7 @@ def _eval(args: argparse.Namespace) -> int:
         if args.user:
             from gym_mcp.users import LLMUser, make_user
 
-            user = make_user(args.user)  # a bad spec fails here, with one line
+            user = make_user(args.user, api_key=api_key)  # a bad spec fails here, with one line
             if isinstance(user, LLMUser):
                 user.chat.check()  # an unreachable endpoint fails here
             env_kwargs["user"] = user

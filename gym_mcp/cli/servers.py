@@ -65,7 +65,12 @@ def register(sub: Any) -> None:
     sb.set_defaults(run=_serve_bfcl)
 
     sm = sub.add_parser("serve-model", help="an OpenAI-compatible chat server over a local model (+ adapter)")
-    sm.add_argument("--model", required=True, help="local model folder (save_pretrained output)")
+    sm.add_argument(
+        "--model",
+        required=True,
+        help="a local model folder (save_pretrained output), a .gguf file (converted once, then cached), or "
+        "smollm2 (the default model, SmolLM2-135M-Instruct)",
+    )
     sm.add_argument("--adapter", default=None, help="PEFT adapter folder to apply")
     add_serve_flags(sm, transports=None)
     sm.set_defaults(run=_serve_model)

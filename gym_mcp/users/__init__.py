@@ -38,12 +38,14 @@ UserSpec = User | str | None
 """How a user is given: a `User`, ``"scripted"``, ``"openai:URL"`` (``"openai:URL@model"``), or None."""
 
 
-def make_user(spec: UserSpec) -> User | None:
+def make_user(spec: UserSpec, *, api_key: str | None = None) -> User | None:
     """The user a spec names.
 
     Args:
         spec: A `User` (returned as is), ``"scripted"``, ``"openai:URL"`` or
             ``"openai:URL@model"`` (an LLM user over that endpoint), or None (no user).
+        api_key: For an LLM user: the bearer token its endpoint needs (``gym-mcp eval --user``
+            passes ``$OPENAI_API_KEY``).
 
     Returns:
         The user, or None.
@@ -57,5 +59,5 @@ def make_user(spec: UserSpec) -> User | None:
         return ScriptedUser()
     if isinstance(spec, str) and spec.startswith("openai:"):
         url, _, model = spec.removeprefix("openai:").partition("@")
-        return LLMUser(url, model or "default")
+        return LLMUser(url, model or "default", api_key=api_key)
     raise ConfigError(f"user must be 'scripted', 'openai:URL' or a User object, got {spec!r}")
