@@ -443,6 +443,9 @@ class LiveConnection:
         try:
             await asyncio.wait_for(asyncio.shield(ready), self.startup_timeout)
         except BaseException as exc:
+            if not ready.done():  # still in the handshake (no answer in time): nothing to close gently
+                ready.cancel()  # nobody waits on it now, so nothing may be left on it unretrieved
+                self._owner.cancel()
             await self._teardown()
             raise self._start_error(exc) from exc
 

@@ -7,8 +7,11 @@ sandbox tests' escape server (under bubblewrap where it works).
 
 from __future__ import annotations
 
+import gc
 import json
+import os
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -28,7 +31,9 @@ needs_bwrap = pytest.mark.skipif(not bwrap_available(), reason=_probe() or "bwra
 
 TODO_SERVER = '''\
 """A to-do list MCP server. Its one argument is the JSON file it keeps the items in."""
+import gc
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -313,3 +318,17 @@ def test_the_spec_alone_still_applies_its_rules(todo_spec: Path, tmp_path: Path)
         env.close()
     # the template is untouched by the episode
     assert json.loads((tmp_path / "todo.json").read_text())[0]["done"] is False
+
+
+def test_a_server_that_never_answers_is_stopped_at_once(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A start that times out in the handshake kills the process then, with nothing left behind."""
+    script = tmp_path / f"silent-{os.getpid()}.py"
+    script.write_text(SILENT_SERVER)
+    began = time.monotonic()
+    with pytest.raises(ServerStartError, match=r"no answer within 1(\.0)?s"):
+        gym.make("gym_mcp/External-v0", name="silent", command=[sys.executable, str(script)], startup_timeout=1.0)
+    assert time.monotonic() - began < 4.5  # its own second and the kill, not a further 5 s wait on the handshake
+    gc.collect()  # an exception left on a future is reported when the future is collected
+    assert "never retrieved" not in caplog.text
+    left = subprocess.run(["pgrep", "-f", script.name], capture_output=True, text=True, check=False)
+    assert left.stdout.strip() == "", f"the server is still running: {left.stdout}"
