@@ -38,9 +38,7 @@ def render(template: str, arguments: Mapping[str, Any], refs: Mapping[str, str] 
             template = template.replace(quoted % name, "{" + name + "}")
         # "after that distance", not "after that distance km": the phrase names the quantity
         template = re.sub(rf"\{{{name}\}}\s*(?:{_UNITS})\b", "{" + name + "}", template)
-        # "account {account_id}" + "that account" reads "that account", not "account that account"
-        last = phrase.split()[-1]
-        template = re.sub(rf"\b{re.escape(last)}\s+\{{{name}\}}", phrase.replace("\\", "\\\\"), template)
+        template = _absorb_noun(template, name, phrase)
 
     def value_of(name: str) -> str | None:
         if name in refs:
@@ -61,6 +59,38 @@ def render(template: str, arguments: Mapping[str, Any], refs: Mapping[str, str] 
     if missing:
         return None
     return _PLACEHOLDER.sub(lambda m: value_of(m.group(1)) or "", text).strip()
+
+
+def _absorb_noun(template: str, name: str, phrase: str) -> str:
+    """Drop the noun the template says right before ``{name}``: the reference says it.
+
+    ``account {account_id}`` with ``that account`` reads "that account", not "account that
+    account", and ``account number {account_number}`` with ``that account number`` reads "that
+    account number", not "account that account number". The longest run of the phrase's words
+    (after its determiner) that ends or starts its noun and stands right before the placeholder
+    is removed; the placeholder stays, so a ``[...]`` segment around it is still kept or dropped
+    by its parameter.
+
+    Args:
+        template: The intent template.
+        name: The parameter rendered as a reference.
+        phrase: The reference (e.g. ``"that account number"``).
+
+    Returns:
+        The template without that noun (unchanged where none stands before the placeholder).
+    """
+    words = phrase.split()
+    noun_words = words[1:] if len(words) > 1 else words
+    n = len(noun_words)
+    # Endings, then beginnings, longest first (a stable sort): "account number", "number", "account".
+    runs = [noun_words[i:] for i in range(n)] + [noun_words[:k] for k in range(n - 1, 0, -1)]
+    runs.sort(key=len, reverse=True)
+    for run in runs:
+        pattern = r"\b" + r"\s+".join(re.escape(w) for w in run) + rf"\s+(?=\{{{name}\}})"
+        template, count = re.subn(pattern, "", template)
+        if count:
+            break
+    return template
 
 
 def render_chain(sentences: Sequence[str]) -> str:
