@@ -7,10 +7,16 @@ initial snapshot, keeping a chain only if every call succeeds and every write ch
 traceable to the instruction or an earlier output; (5) label a variant; (6) replay every kept
 task from a fresh reset and compare fingerprints, drop near-duplicates, label difficulty and
 split train / held-out; (7) write JSONL and a report. Same seed, same bytes.
+
+Synthesis sees the server's tools as the agent will: through the same `ToolView` an
+environment holds (a spec file's ``[tools]`` rules, or ``hide_tools`` / ``rename_tools``). A
+hidden tool is never called nor offered as a distractor, a renamed one is called by its new
+name, and every call, replay included, goes through that view.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -18,7 +24,7 @@ import re
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +33,7 @@ from gym_mcp.actions.schema import openai_tools
 from gym_mcp.env import MCPEnv
 from gym_mcp.errors import SynthError
 from gym_mcp.live import BundledSource, ComposedSource, CompositionSource, ServerSource, bundled_source
+from gym_mcp.live.spec import ServerSpec, is_spec_file, load_spec
 from gym_mcp.state import CompositeState, DirectoryState, Snapshot
 from gym_mcp.synth.config import IRRELEVANT_REQUESTS, SynthConfig, SynthResult
 from gym_mcp.synth.graph import EntityPools, ToolGraph, ToolSpec, cache_dir, kit_tools, schema_hash, shape, tool_specs
@@ -95,6 +102,9 @@ class _Synthesizer:
         config: SynthConfig,
         progress: ProgressFn | None,
         llm: ChatEndpoint | None = None,
+        *,
+        hide_tools: Iterable[str] = (),
+        rename_tools: Mapping[str, str] | None = None,
     ) -> None:
         self.server = server
         self.llm = llm
@@ -103,7 +113,10 @@ class _Synthesizer:
         self.config = config
         self.progress = progress
         self.rng = random.Random(config.seed)
-        self.env = MCPEnv(source, max_steps=1_000_000)
+        # The agent's view of the tools: every call, replay included, goes through it.
+        self.hide_tools = frozenset(hide_tools)
+        self.rename_tools = dict(rename_tools or {})
+        self.env = MCPEnv(source, max_steps=1_000_000, hide_tools=self.hide_tools, rename_tools=self.rename_tools)
         self.dialogue_env: MCPEnv | None = None
         self.rejects: Counter[str] = Counter()
         # what the rejections for a tool error were: (tool, normalized message) -> candidates
@@ -111,7 +124,9 @@ class _Synthesizer:
         self.repaired = 0
         self.timings: Counter[str] = Counter()
         parts = list(source.parts) if isinstance(source, ComposedSource) else []
-        self.specs = tool_specs(self.env.core.live.tools if self.env.core.live else [], parts=parts)
+        # every name the server lists (hidden and renamed ones too): never a distractor's name
+        self.server_tools = {t.name for t in (self.env.core.live.tools if self.env.core.live else [])}
+        self.specs = tool_specs(list(self.env.core.view.tools.values()), parts=parts)
         self.by_name = {s.name: s for s in self.specs}
         self.usable = [s for s in self.specs if s.intent]
         if not any(s.write for s in self.usable):
@@ -125,10 +140,12 @@ class _Synthesizer:
         self.base_task = Task(id="synth", server=server, instruction="synth", initial_state={"seed": config.data_seed})
         self.fp0 = ""
         # A composition's bridges: values that flow from one part's output into another's call.
+        # Its tools are named as the agent sees them; a bridge from or into a hidden tool is dropped.
+        bridges = source.composition.bridges if isinstance(source, CompositionSource) else ()
+        named = self._agent_name
+        seen = [dataclasses.replace(b, source=named(b.source), target=named(b.target)) for b in bridges]
         self.bridges = [
-            b
-            for b in (source.composition.bridges if isinstance(source, CompositionSource) else ())
-            if b.source in self.by_name and b.target in self.by_name and self.by_name[b.target].intent
+            b for b in seen if b.source in self.by_name and b.target in self.by_name and self.by_name[b.target].intent
         ]
         self.graph = self._graph()
         for b in self.bridges:
@@ -136,6 +153,10 @@ class _Synthesizer:
             if b.param not in params:
                 params.append(b.param)
         self.used: Counter[str] = Counter()
+
+    def _agent_name(self, server_name: str) -> str:
+        """The name the agent sees for a server's tool (a hidden tool's name is in no tool list)."""
+        return self.rename_tools.get(server_name, server_name)
 
     # -- graph -------------------------------------------------------------------------------
 
@@ -164,9 +185,7 @@ class _Synthesizer:
         graph.finish()
         if self.llm is not None:  # optional: drop edges the LLM finds meaningless (not cached)
             edges = [(a, b, ", ".join(p)) for (a, b), p in sorted(graph.explicit.items())]
-            descriptions = {
-                t.name: t.description or "" for t in (self.env.core.live.tools if self.env.core.live else [])
-            }
+            descriptions = {name: t.description or "" for name, t in self.env.core.view.tools.items()}
             dropped = self.llm.refine_edges(edges, descriptions)
             graph.explicit = {k: v for k, v in graph.explicit.items() if k not in dropped}
             self.llm_dropped_edges = sorted(f"{a} -> {b}" for a, b in dropped)
@@ -389,7 +408,9 @@ class _Synthesizer:
             from gym_mcp.servers import BUNDLED, get_kit
 
             pool: list[dict[str, Any]] = []
-            own = set(self.by_name)
+            # neither a name the agent sees nor one the server lists: a hidden tool, or a renamed
+            # one under its server name, never comes back as a distractor
+            own = set(self.by_name) | self.server_tools
             mine = set(self.source.composition.parts.values()) if isinstance(self.source, CompositionSource) else set()
             for other in sorted(BUNDLED):
                 if other == self.server or other in mine:
@@ -706,7 +727,14 @@ class _Synthesizer:
     def _dialogue_completes(self, task: Task) -> bool:
         """Whether the task's reference dialogue, played against the scripted user, completes it."""
         if self.dialogue_env is None:
-            self.dialogue_env = MCPEnv(self.source, max_steps=1_000_000, user="scripted", max_user_turns=100)
+            self.dialogue_env = MCPEnv(
+                self.source,
+                max_steps=1_000_000,
+                user="scripted",
+                max_user_turns=100,
+                hide_tools=self.hide_tools,
+                rename_tools=self.rename_tools,
+            )
         result = replay(self.dialogue_env, task)
         terms = result.info.get("reward_terms", {})
         return result.ok and terms.get("success") == 1.0 and bool(result.info.get("user", {}).get("stopped"))
@@ -756,6 +784,8 @@ class _Synthesizer:
             "unique_call_sequences": len(sequences) / max(1, len(with_calls)),
             "tool_coverage": len(tool_counts) / max(1, len(self.specs)),
             "tools_total": len(self.specs),
+            "hidden_tools": sorted(self.hide_tools),
+            "renamed_tools": dict(sorted(self.rename_tools.items())),
             "tools_used": dict(sorted(tool_counts.items())),
             "tools_unused": sorted(set(self.by_name) - set(tool_counts)),
             "heldout_tools": sorted(getattr(self, "held_tools", set())),
@@ -796,32 +826,58 @@ def _replace(task: Task, **changes: Any) -> Task:
 
 
 def synthesize(
-    server: str | ServerSource,
+    server: str | os.PathLike[str] | ServerSource | ServerSpec,
     config: SynthConfig | None = None,
     *,
     progress: ProgressFn | None = None,
     llm: ChatEndpoint | None = None,
+    hide_tools: Iterable[str] = (),
+    rename_tools: Mapping[str, str] | None = None,
 ) -> SynthResult:
     """Synthesize replay-verified tasks for a server.
 
+    The tasks are for an environment that shows the agent the same tools: a spec's ``[tools]``
+    rules and ``hide_tools`` / ``rename_tools`` are applied as ``gym_mcp/External-v0`` applies
+    them, so tasks made from ``"server.toml"`` replay in
+    ``gym.make("gym_mcp/External-v0", spec="server.toml")``. A hidden tool is never called nor
+    offered as a distractor; a renamed tool is called, and listed in ``metadata["tools"]``, by
+    the name the agent sees. A `ServerSource` carries no tool rules (``load_spec(f).source()``
+    drops them): give the spec itself, or the rules as keywords.
+
     Args:
-        server: A bundled server name, or a `ServerSource` (with an SQLite state for entities).
+        server: A bundled server name, a spec file path (``.toml``, ``.json``, ``.yaml``), a
+            parsed `ServerSpec`, or a `ServerSource` (with an SQLite state for entities).
         config: Settings (default `SynthConfig()`).
         progress: Called with (tasks kept, tasks wanted) as tasks are kept.
         llm: An optional chat endpoint that paraphrases instructions (kept only when every value
             the agent needs survives the paraphrase).
+        hide_tools: Tools the agent never sees nor can call (server names; added to a spec's),
+            as `MCPEnv`'s keyword of the same name.
+        rename_tools: ``{server name: name the agent sees}`` (over a spec's), as `MCPEnv`'s.
 
     Returns:
         The tasks and their statistics.
 
     Raises:
-        SynthError: The server has no write tools, its seed state no entities, or too few
-            chains survive.
+        SynthError: The server has no write tools (that the agent sees), its seed state no
+            entities, or too few chains survive.
+        ConfigError: A bad spec file, or a hidden or renamed tool the server does not list.
     """
     config = config or SynthConfig()
-    source = bundled_source(server) if isinstance(server, str) else server
-    name = server if isinstance(server, str) else source.name
-    synth = _Synthesizer(name, source, config, progress, llm)
+    hide = list(hide_tools)
+    rename = dict(rename_tools or {})
+    spec = load_spec(server) if not isinstance(server, ServerSpec | ServerSource) and is_spec_file(server) else server
+    source: ServerSource
+    if isinstance(spec, ServerSpec):  # its rules, then the keywords', as External-v0 does
+        source = spec.source()
+        hide = [*spec.hide_tools, *hide]
+        rename = {**spec.rename_tools, **rename}
+    elif isinstance(spec, ServerSource):
+        source = spec
+    else:
+        source = bundled_source(os.fspath(spec))
+    name = spec if isinstance(spec, str) else source.name
+    synth = _Synthesizer(name, source, config, progress, llm, hide_tools=hide, rename_tools=rename)
     try:
         return synth.run()
     finally:

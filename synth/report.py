@@ -119,6 +119,16 @@ def tool_error_lines(stats: Mapping[str, Any], tools: int | None = None) -> list
     return lines
 
 
+def _tool_rule_lines(stats: Mapping[str, Any]) -> list[str]:
+    """The line naming the tools hidden from the agent and renamed for it (none without rules)."""
+    hidden = stats.get("hidden_tools") or []
+    renamed = stats.get("renamed_tools") or {}
+    rules = ([f"hidden {', '.join(hidden)}"] if hidden else []) + (
+        [f"renamed {', '.join(f'{old} -> {new}' for old, new in renamed.items())}"] if renamed else []
+    )
+    return [f"tools as the agent sees them: {'; '.join(rules)}"] if rules else []
+
+
 def report_text(stats: dict[str, Any]) -> str:
     """A plain-text report of a synthesis run."""
     lines = [
@@ -127,6 +137,7 @@ def report_text(stats: dict[str, Any]) -> str:
         f"unique call sequences: {stats['unique_call_sequences']:.1%} of tasks with calls",
         f"tool coverage: {stats['tool_coverage']:.1%} of {stats['tools_total']} tools"
         + (f" (unused: {', '.join(stats['tools_unused'])})" if stats["tools_unused"] else ""),
+        *_tool_rule_lines(stats),
         f"by chain length: {stats['by_length']}",
         f"by variant: {stats['by_variant']}",
         f"by difficulty: {stats['by_difficulty']}",

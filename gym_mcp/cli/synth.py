@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gym_mcp.cli.args import chain_length, positive
 from gym_mcp.errors import ConfigError
+
+if TYPE_CHECKING:
+    from gym_mcp.live.spec import ServerSpec
 
 __all__ = ["register"]
 
@@ -16,7 +19,11 @@ def register(sub: Any) -> None:
     """Add ``synth`` to the ``gym-mcp`` subparsers."""
     synth = sub.add_parser("synth", help="synthesize replay-verified tasks from a server's live state")
     synth.add_argument("server", nargs="?", help="bundled server name (or use --spec)")
-    synth.add_argument("--spec", help="a third-party server spec file (SQLite state for entities)")
+    synth.add_argument(
+        "--spec",
+        help="a third-party server spec file (SQLite state for entities); its [tools] rules apply: hidden tools "
+        "are never called, renamed ones are called by their new names, as in External-v0 with that spec",
+    )
     synth.add_argument("-n", type=positive, default=500, help="tasks to produce (default 500)")
     synth.add_argument("-o", "--output", required=True, help="output JSONL (a .report.txt/.png is written beside)")
     synth.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
@@ -41,7 +48,7 @@ def register(sub: Any) -> None:
 def _synth(args: argparse.Namespace) -> int:
     from gym_mcp.live.server import ServerSource
     from gym_mcp.live.sources import bundled_source
-    from gym_mcp.live.spec import load_spec
+    from gym_mcp.live.spec import ServerSpec, load_spec
     from gym_mcp.progress import progress_bar
     from gym_mcp.synth.llm import ChatEndpoint
     from gym_mcp.synth.pipeline import SynthConfig, synthesize, write_outputs
@@ -49,8 +56,9 @@ def _synth(args: argparse.Namespace) -> int:
 
     if bool(args.server) == bool(args.spec):
         raise ConfigError("give a bundled server name or --spec FILE (one of them)")
-    # an unknown server name fails here, before anything runs
-    source: ServerSource = load_spec(args.spec).source() if args.spec else bundled_source(args.server)
+    # an unknown server name or a bad spec file fails here, before anything runs; a spec goes to
+    # synthesize whole, so that its [tools] rules shape the tasks as they shape its environment
+    target: ServerSpec | ServerSource = load_spec(args.spec) if args.spec else bundled_source(args.server)
     config = (SynthConfig.dialogue if args.dialogue else SynthConfig)(
         n=args.n,
         seed=args.seed,
@@ -58,10 +66,11 @@ def _synth(args: argparse.Namespace) -> int:
         max_chain=args.max_chain,
         heldout_tools=not args.no_heldout_tools,
     )
-    print(f"synthesizing {args.n} tasks for {source.name} (seed {args.seed})", file=sys.stderr, flush=True)
+    rules = _tool_rules(target) if isinstance(target, ServerSpec) else ""
+    print(f"synthesizing {args.n} tasks for {target.name} (seed {args.seed}{rules})", file=sys.stderr, flush=True)
     llm = ChatEndpoint(args.llm_url, args.llm_model) if args.llm_url else None
     progress = None if args.quiet else progress_bar("synthesizing", "tasks")
-    result = synthesize(source, config, progress=progress, llm=llm)
+    result = synthesize(target, config, progress=progress, llm=llm)
     files = write_outputs(result, args.output)
     stats = result.stats
     print(
@@ -72,3 +81,13 @@ def _synth(args: argparse.Namespace) -> int:
     for line in tool_error_lines(stats, tools=5):  # which tools' errors cost most candidates, and why
         print(line)
     return 0
+
+
+def _tool_rules(spec: ServerSpec) -> str:
+    """``"; hidden: a, b; renamed: c -> d"`` for a spec's ``[tools]`` rules (empty without any)."""
+    parts = []
+    if spec.hide_tools:
+        parts.append(f"hidden: {', '.join(spec.hide_tools)}")
+    if spec.rename_tools:
+        parts.append(f"renamed: {', '.join(f'{old} -> {new}' for old, new in spec.rename_tools.items())}")
+    return "".join(f"; {part}" for part in parts)
