@@ -545,7 +545,10 @@ def listen_socket(host: str, port: int) -> socket.socket:
     """
     bare = host.strip("[]")
     family = socket.AF_INET6 if ":" in bare else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not the default 0: asyncio sets TCP_NODELAY only on sockets whose proto says
+    # TCP, and accepted connections inherit it. Without it every response waited ~40 ms for the
+    # client's delayed ACK (Nagle), 48 ms a call instead of 4 (benchmarks/bench_step.py, http).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((bare, port))
