@@ -10,19 +10,16 @@ from __future__ import annotations
 import gc
 import json
 import os
-import socket
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import gymnasium as gym
 import pytest
 
 import gym_mcp
-from gym_mcp import BundledSource, DirectoryState, SQLiteState
+from gym_mcp import DirectoryState, SQLiteState
 from gym_mcp.errors import ConfigError, ServerStartError
 from gym_mcp.live.sandbox import _probe, bwrap_available
 from tests.conftest import ROOT
@@ -109,16 +106,6 @@ rename = {{ complete_item = "mark_done" }}
     return spec
 
 
-@pytest.fixture
-def bank_db(tmp_path: Path) -> Path:
-    source = BundledSource("banking")
-    path = tmp_path / "bank.db"
-    state = SQLiteState(path, volatile=source.kit.volatile_columns)
-    state.restore(source.initial_snapshot(0))
-    state.close()
-    return path
-
-
 BANK_HTTP = {
     "name": "bank",
     "command": [sys.executable, "-m", "gym_mcp.servers.banking", "--transport", "http", "--port", "{port}"],
@@ -193,32 +180,6 @@ def test_servers_take_no_single_server_keywords(todo_spec: Path) -> None:
             startup_timeout=5,
             sandbox="bwrap",
         )
-
-
-@pytest.fixture
-def listener() -> Iterator[int]:
-    """A loopback TCP server that greets each connection."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen()
-    sock.settimeout(0.2)
-    stop = threading.Event()
-
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = sock.accept()
-            except TimeoutError:
-                continue
-            with conn:
-                conn.sendall(b"hello from the host\n")
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    yield int(sock.getsockname()[1])
-    stop.set()
-    thread.join()
-    sock.close()
 
 
 def _escape_env(template: Path, **kwargs: object) -> gym.Env:

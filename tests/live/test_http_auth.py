@@ -7,20 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from gym_mcp import BundledSource, MCPEnv, SQLiteState
+from gym_mcp import MCPEnv, SQLiteState
 from gym_mcp.errors import ConfigError, ServerStartError
 from gym_mcp.live.sources import ExternalSource
 from gym_mcp.live.spec import load_spec
-
-
-@pytest.fixture
-def bank_db(tmp_path: Path) -> Path:
-    source = BundledSource("banking")
-    path = tmp_path / "bank.db"
-    state = SQLiteState(path, volatile=source.kit.volatile_columns)
-    state.restore(source.initial_snapshot(0))
-    state.close()
-    return path
 
 
 def _source(bank_db: Path, **kwargs: object) -> ExternalSource:

@@ -6,10 +6,7 @@ elsewhere they skip and say why.
 
 from __future__ import annotations
 
-import socket
 import sys
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -124,32 +121,6 @@ def test_home_is_a_scratch_folder_of_the_servers_own(template: Path) -> None:
         assert env.state.fingerprint() == initial  # scratch is not state
     finally:
         env.close()
-
-
-@pytest.fixture
-def listener() -> Iterator[int]:
-    """A loopback TCP server that greets each connection."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen()
-    sock.settimeout(0.2)
-    stop = threading.Event()
-
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = sock.accept()
-            except TimeoutError:
-                continue
-            with conn:
-                conn.sendall(b"hello from the host\n")
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    yield int(sock.getsockname()[1])
-    stop.set()
-    thread.join()
-    sock.close()
 
 
 @needs_bwrap
