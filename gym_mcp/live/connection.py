@@ -19,7 +19,10 @@ In-process, tool calls skip the protocol by default: they go straight to the ser
 and result conversion, ~10x less work per call than the SDK's in-process session), while the
 handshake and ``tools/list`` still go over MCP. Results, errors, timeouts and restarts are the
 same as over the protocol (a test compares both on a sample of calls); a server with a lifespan
-or middleware of its own keeps the protocol, and ``Launch(protocol=True)`` forces it.
+or middleware of its own keeps the protocol, and ``Launch(protocol=True)`` forces it. Over
+stdio, tool calls skip the SDK's request machinery the same way: the request the session would
+send is written onto the pipe and its answer read back by us (`gym_mcp.live.pipe`), while the
+session stays up for the rest (``Launch(protocol=True)``: every call through the session).
 
 Launching is described by a `Launch`: a server object for in-process use, a command line for
 stdio, or a command to spawn plus the URL it listens at (or just the URL of a server someone
@@ -66,6 +69,7 @@ from mcp_types import CONNECTION_CLOSED
 
 from gym_mcp.errors import ServerCrashedError, ServerStartError
 from gym_mcp.live.direct import DirectCalls
+from gym_mcp.live.pipe import PipeCalls
 
 __all__ = ["MAX_RESULT_BYTES", "Launch", "LiveConnection", "ToolResult", "free_port"]
 
@@ -94,10 +98,11 @@ class Launch:
         cwd: Working directory of the server process.
         stderr_path: Where the server process's stderr goes (kept for error messages).
         headers: http: headers sent with every request (e.g. ``Authorization: Bearer ...``).
-        protocol: In-process: send tool calls over the MCP protocol (the SDK's in-process
-            session) too, instead of to the server's ``tools/call`` handler directly. The
-            results are the same; this is slower, and runs the server's request middleware
-            (e.g. OpenTelemetry spans) for every call.
+        protocol: Send tool calls through the MCP client's session too. In-process, instead of
+            to the server's ``tools/call`` handler directly (`gym_mcp.live.direct`); this also
+            runs the server's request middleware (e.g. OpenTelemetry spans) for every call.
+            Over stdio, instead of writing them onto the server's pipe ourselves
+            (`gym_mcp.live.pipe`). The results are the same either way; this is slower.
     """
 
     name: str
@@ -170,6 +175,18 @@ def clean_text(text: str) -> str:
     return text
 
 
+def _encode(text: str) -> bytes:
+    """``text`` as UTF-8, lone surrogates (which UTF-8 cannot encode) replaced by U+FFFD."""
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text).encode()
+
+
+_OWN_ID_PREFIX = "gym-mcp-"
+"""Ids of the requests a `_ProcessTransport` sends itself (MCP sessions number theirs)."""
+
+
 def _too_large_response(request_id: Any, limit: int) -> JSONRPCResponse:
     """The answer put in place of a response over ``limit`` bytes: an error result of the call."""
     result = CallToolResult(content=[TextContent(type="text", text=too_large(limit))], is_error=True)
@@ -235,6 +252,10 @@ class _ProcessTransport:
         self._tg: anyio.abc.TaskGroup | None = None
         self._stderr: Any = None
         self._pending: dict[Any, None] = {}  # ids of requests sent and not yet answered, oldest first
+        # Requests of our own (`request`), sent beside the MCP session's: id -> its caller's future.
+        self._calls: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._next_call = 0
+        self._reading = False  # while the reader runs, an answer can still come
 
     async def __aenter__(self) -> tuple[Any, Any]:
         launch = self.launch
@@ -257,6 +278,7 @@ class _ProcessTransport:
         write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](16)
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
+        self._reading = True
         self._tg.start_soon(self._reader, read_send)
         self._tg.start_soon(self._writer, write_recv)
         return read_recv, write_send
@@ -295,9 +317,66 @@ class _ProcessTransport:
                         start = end + 1
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
                 pass
+            finally:
+                self._reading = False
+                for future in self._calls.values():
+                    if not future.done():
+                        future.set_exception(ConnectionError(f"{self.launch.name}: the server's output ended"))
+                self._calls.clear()
+
+    async def request(self, method: str, params_json: str) -> dict[str, Any]:
+        """Send a JSON-RPC request of our own, beside the MCP session's, and wait for the answer.
+
+        Its id is a string no MCP session uses (the SDK numbers its requests), so the reader
+        hands the answer here and the session never sees it.
+
+        Args:
+            method: The JSON-RPC method, e.g. ``"tools/call"``.
+            params_json: The params object, already serialized as JSON.
+
+        Returns:
+            The whole response object (with ``result`` or ``error``).
+
+        Raises:
+            ConnectionError: The server's output ended before the answer came.
+            anyio.BrokenResourceError: The server no longer reads its input.
+        """
+        assert self.process is not None
+        assert self.process.stdin is not None
+        if not self._reading:
+            raise ConnectionError(f"{self.launch.name}: the server's output has ended")
+        self._next_call += 1
+        request_id = f"{_OWN_ID_PREFIX}{self._next_call}"
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        # Registered before sending and kept after a caller gives up (a timeout), so a late
+        # answer is still recognized as ours and dropped.
+        self._calls[request_id] = future
+        self._pending[request_id] = None
+        line = f'{{"jsonrpc":"2.0","id":"{request_id}","method":{json.dumps(method)},"params":{params_json}}}\n'
+        await self.process.stdin.send(_encode(line))
+        return await future
+
+    def _take_answer(self, line: bytes) -> bool:
+        """Hand a response to one of our own requests to its caller; False: not one of ours."""
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return False
+        if not isinstance(message, dict) or "method" in message:
+            return False
+        request_id = message.get("id")
+        future = self._calls.pop(request_id, None) if isinstance(request_id, str) else None
+        if future is None:
+            return False
+        self._pending.pop(request_id, None)
+        if not future.done():  # else its caller gave up (timed out): the answer is dropped
+            future.set_result(message)
+        return True
 
     async def _deliver(self, line: bytes, send: Any) -> None:
         if not line.strip():
+            return
+        if self._calls and self._take_answer(line):
             return
         try:
             message = jsonrpc_message_adapter.validate_json(line, by_name=False)
@@ -313,7 +392,13 @@ class _ProcessTransport:
             return  # not an answer to anything we asked: dropped
         request_id = next(iter(self._pending))
         del self._pending[request_id]
-        await send.send(SessionMessage(_too_large_response(request_id, self.limit)))
+        response = _too_large_response(request_id, self.limit)
+        future = self._calls.pop(request_id, None)
+        if future is not None:  # one of our own requests
+            if not future.done():
+                future.set_result(response.model_dump(by_alias=True, mode="json", exclude_none=True))
+            return
+        await send.send(SessionMessage(response))
 
     async def _writer(self, recv: Any) -> None:
         assert self.process is not None
@@ -324,7 +409,7 @@ class _ProcessTransport:
                     if isinstance(message.message, JSONRPCRequest):
                         self._pending[message.message.id] = None
                     data = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
-                    await self.process.stdin.send(clean_text(data).encode())
+                    await self.process.stdin.send(_encode(data))
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                 pass
 
@@ -392,6 +477,7 @@ class LiveConnection:
         self._http: _CappedTransport | None = None
         self._listing: tuple[Client, Hashable, list[Tool]] | None = None  # (session, version, tools)
         self._direct: DirectCalls | None = None
+        self._pipe: PipeCalls | None = None
         self._no_output_schema: set[str] = set()  # tools this session listed without an output schema
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -419,6 +505,11 @@ class LiveConnection:
     def direct(self) -> bool:
         """True while tool calls go straight to the in-process server's handler (`gym_mcp.live.direct`)."""
         return self._direct is not None and self.connected
+
+    @property
+    def piped(self) -> bool:
+        """True while tool calls are written straight onto the stdio server's pipe (`gym_mcp.live.pipe`)."""
+        return self._pipe is not None and self.connected
 
     @property
     def connected(self) -> bool:
@@ -529,6 +620,8 @@ class LiveConnection:
                 if server is not None and version is not None and not self.launch.protocol:
                     state = await stack.enter_async_context(server.lifespan(server))  # the SDK's default: {}
                     self._direct = DirectCalls(server, state, version)
+                if isinstance(target, _ProcessTransport) and not self.launch.protocol:
+                    self._pipe = PipeCalls.for_session(target, client.session)
                 self._no_output_schema = set()
                 self._client = client
                 if not ready.done():
@@ -543,6 +636,7 @@ class LiveConnection:
         finally:
             self._client = None
             self._direct = None
+            self._pipe = None
 
     def _start_error(self, exc: BaseException) -> ServerStartError:
         if isinstance(exc, ServerStartError):
@@ -594,6 +688,7 @@ class LiveConnection:
         self._transport = None
         self._client = None
         self._direct = None
+        self._pipe = None
         if self._popen is not None:
             if self._popen.poll() is None:
                 self._popen.terminate()
@@ -721,11 +816,11 @@ class LiveConnection:
             return ToolResult(f"Error: {exc}", is_error=True, crashed=True, down=True)
         client = self._client
         assert client is not None
-        direct = self._direct
+        shortcut = self._direct or self._pipe
         limit = self.call_timeout if timeout is None else timeout
         try:
             with anyio.fail_after(limit):
-                answer = await direct.call(name, arguments) if direct is not None else None
+                answer = await shortcut.call(name, arguments) if shortcut is not None else None
                 if answer is None:  # over the protocol (or the tool asked the client for input)
                     result = await client.call_tool(name, dict(arguments))
                 else:

@@ -56,8 +56,9 @@ class BundledSource(ServerSource):
             ``module`` names the module that runs it (``python -m module``).
         module: Module run as the server process for stdio and http.
         env: Extra environment variables for the server process.
-        protocol: In-process: tool calls over the MCP protocol too, not straight to the
-            server's ``tools/call`` handler (same results, slower; see `Launch`).
+        protocol: Tool calls through the MCP client's session too: in-process, not straight to
+            the server's ``tools/call`` handler; over stdio, not written onto the pipe by us
+            (same results, slower; see `Launch`). No effect over http.
     """
 
     def __init__(
@@ -79,7 +80,7 @@ class BundledSource(ServerSource):
         self.kit = kit if kit is not None else get_kit(name)
         self.module = module or f"gym_mcp.servers.{name}"
         self.env = dict(env or {})
-        self.protocol = protocol and transport == "inprocess"
+        self.protocol = protocol and transport in ("inprocess", "stdio")
 
     @property
     def key(self) -> Hashable:
@@ -174,6 +175,7 @@ class BundledSource(ServerSource):
                 env=env,
                 stderr_path=str(workdir / "server.stderr"),
                 headers=headers,
+                protocol=self.protocol,
             )
         connection = LiveConnection(launch, call_timeout=call_timeout)
         try:

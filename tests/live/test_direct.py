@@ -11,10 +11,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from mcp.server import Server
-from mcp.server.mcpserver import Context, MCPServer
-from mcp.shared.exceptions import MCPError
+from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolRequestParams, CallToolResult, ListToolsResult, TextContent, Tool
-from pydantic import BaseModel
 
 from gym_mcp import BundledSource
 from gym_mcp.bfcl.backend import BFCLSource
@@ -23,6 +21,7 @@ from gym_mcp.live import LiveServer
 from gym_mcp.live.connection import Launch, LiveConnection, ToolResult
 from gym_mcp.live.runner import run_sync
 from tests.conftest import faulty_source
+from tests.servers.odd import odd_server
 
 Call = tuple[str, dict[str, Any]]
 
@@ -31,13 +30,18 @@ def _play(connection: LiveConnection, calls: Sequence[Call]) -> list[ToolResult]
     return [run_sync(connection.call_tool(name, arguments)) for name, arguments in calls]
 
 
-def _both_ways(launch: Callable[[bool], LiveServer], calls: Sequence[Call]) -> tuple[list[ToolResult], list[str]]:
-    """The calls' results on a direct and a protocol server (asserted equal), and the final fingerprints."""
+def _both_ways(
+    launch: Callable[[bool], LiveServer], calls: Sequence[Call], shortcut: str = "direct"
+) -> tuple[list[ToolResult], list[str]]:
+    """The calls' results on a direct and a protocol server (asserted equal), and the final fingerprints.
+
+    ``shortcut`` names the connection's flag that is on while calls skip the protocol.
+    """
     results, prints = [], []
     for protocol in (False, True):
         live = launch(protocol)
         try:
-            assert live.connection.direct is not protocol
+            assert getattr(live.connection, shortcut) is not protocol
             results.append(_play(live.connection, calls))
             prints.append(live.state.fingerprint())
         finally:
@@ -125,48 +129,6 @@ def test_bfcl_calls_are_the_same_both_ways() -> None:
     assert prints[0] == prints[1]
 
 
-class _Answer(BaseModel):
-    value: int
-
-
-def _custom_server() -> MCPServer:
-    """A server with what the bundled ones lack: structured output, a context, protocol errors."""
-    server = MCPServer("custom")
-
-    @server.tool()
-    def typed(x: int) -> _Answer:
-        """Structured output, checked by the client against the output schema."""
-        return _Answer(value=x * 2)
-
-    @server.tool()
-    def wrong_type(x: int) -> int:
-        """Returns what its annotation says it does not."""
-        return "not a number"  # type: ignore[return-value]
-
-    @server.tool()
-    async def with_context(text: str, ctx: Context) -> str:
-        """Reports progress and reads the request's context."""
-        await ctx.report_progress(1, 2)
-        return f"{text} {ctx.protocol_version} {ctx.client_capabilities}"
-
-    @server.tool()
-    async def asks(ctx: Context) -> str:
-        """Asks the client for input (which our client cannot give)."""
-
-        class Reply(BaseModel):
-            ok: bool
-
-        result = await ctx.elicit("sure?", Reply)
-        return str(result.action)
-
-    @server.tool()
-    def protocol_error() -> str:
-        """Answers with a JSON-RPC error rather than a result."""
-        raise MCPError(code=-32001, message="custom failure", data={"why": "test"})
-
-    return server
-
-
 def _lowlevel_server() -> Server[Any]:
     async def list_tools(ctx: Any, params: Any) -> ListToolsResult:
         return ListToolsResult(tools=[Tool(name="echo", input_schema={"type": "object"})])
@@ -200,7 +162,7 @@ def test_structured_output_context_and_protocol_errors_are_the_same_both_ways() 
         ("protocol_error", {}),
         ("missing", {}),
     ]
-    results, _ = _both_ways(_launch_factory(_custom_server), calls)
+    results, _ = _both_ways(_launch_factory(odd_server), calls)
     assert results[0] == ToolResult('{\n  "value": 8\n}')
     assert results[5] == ToolResult("Error: MCPError: custom failure", is_error=True)
 
@@ -215,7 +177,7 @@ def test_a_server_with_middleware_of_its_own_keeps_the_protocol() -> None:
     seen: list[str] = []
 
     def factory() -> MCPServer:
-        server = _custom_server()
+        server = odd_server()
 
         async def middleware(ctx: Any, call_next: Any) -> Any:
             seen.append(ctx.method)
