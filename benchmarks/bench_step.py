@@ -99,6 +99,9 @@ RAW_A, RAW_IDLE, RAW_B, NOOP, CONN, CONN_B, CORE, ENV = KINDS
 DIRECT_KINDS = ("direct (a) in loop", "direct (b) via run_sync")
 """In-process only: the server's tools/call handler called directly, as the env's connection calls it."""
 DIRECT_A, DIRECT_B = DIRECT_KINDS
+BATCH = 5
+"""Calls per batch: small batches in many rounds, so the machine's drift (it moves the round
+trip by 10-50% over seconds) lands on every kind alike instead of on whichever batch it hits."""
 IDLE_S = 0.001
 """Untimed idle time before each call of ``RAW_IDLE`` (lets the loop and worker threads go to sleep)."""
 
@@ -254,7 +257,7 @@ def run_rounds(rigs: list[Rig], repeats: int, batch: int, *, reset_each_round: b
     """
     for rig in rigs:  # warm-up, discarded
         for kind in rig.kinds:
-            measure(rig, kind, max(3, batch // 4))
+            measure(rig, kind, max(10, batch))
     for r in range(repeats):
         for rig in rigs:
             kinds = rig.kinds
@@ -265,7 +268,8 @@ def run_rounds(rigs: list[Rig], repeats: int, batch: int, *, reset_each_round: b
                 got = measure(rig, kind, batch)
                 rig.samples[kind].extend(got)
                 rig.round_medians[kind].append(median(got))
-        print(f"  round {r + 1}/{repeats} done", file=sys.stderr, flush=True)
+        if (r + 1) % 12 == 0 or r + 1 == repeats:
+            print(f"  round {r + 1}/{repeats} done", file=sys.stderr, flush=True)
 
 
 def info_cost_us(rig: Rig, n: int = 200) -> float:
@@ -333,8 +337,8 @@ def profile_core_steps(rig: Rig, steps: int, top: int) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = base_parser(DESCRIPTION, repeats=12, quick_repeats=3)
-    parser.add_argument("--batch", type=int, default=None, help="calls per batch (default 30; 10 with --quick)")
+    parser = base_parser(DESCRIPTION, repeats=72, quick_repeats=6)
+    parser.add_argument("--batch", type=int, default=BATCH, help=f"calls per batch (default {BATCH})")
     parser.add_argument(
         "--transports", default=",".join(TRANSPORTS), help="comma-separated subset of inprocess,stdio,http"
     )
@@ -346,8 +350,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", action="store_true", help="profile in-process steps even on PASS")
     parser.add_argument("--no-profile", action="store_true", help="never profile")
     args = parser.parse_args(argv)
-    repeats = args.repeats or (3 if args.quick else 12)
-    batch = args.batch or (10 if args.quick else 30)
+    repeats = args.repeats or (6 if args.quick else 72)
+    batch = args.batch
     transports = [t.strip() for t in args.transports.split(",") if t.strip()]
     for t in transports:
         if t not in TRANSPORTS:

@@ -5,6 +5,8 @@
 - `direct`: in-process tool calls straight to the server's own ``tools/call`` handler (the
   same validation and results as over MCP, without the JSON-RPC round trip; ``protocol=True``
   keeps every call on MCP);
+- `pipe`: stdio tool calls written onto the server's pipe as the MCP session would write them,
+  without the SDK's per-request machinery (``protocol=True`` sends them through the session);
 - `runner`: the event loop behind the sync API (`run_sync`), driven by the calling thread;
 - `server`: `LiveServer` (running server(s) plus their state) and the `ServerSource` interface;
 - `pool`: `ServerPool`, which keeps servers warm between environments;
