@@ -12,9 +12,11 @@ in one step, and score the result with BFCL's ``multi_turn_checker``:
 - gym over the protocol: the same env with ``protocol=True``: every call an MCP ``tools/call``
   round trip on the SDK's in-process session (what the env did before direct calls).
 
-Rounds alternate the sides; the ratios are of medians (gym / direct), for the whole category
-and for the execution part alone (the checker's share, timed separately in the same round,
-subtracted from both). The target is the direct-call env at most 2x BFCL for the category.
+Each round plays every entry on all three sides, the order of the sides rotating entry by
+entry (so the machine's drift lands on every side alike), and sums each side's time over the
+category. The ratios are of medians over rounds (gym / direct), for the whole category and for
+the execution part alone (the checker's share, timed separately, subtracted from both). The
+target is the direct-call env at most 2x BFCL for the category.
 
 Run: ``python benchmarks/bench_bfcl.py [--repeats N] [--quick] [--out DIR]``.
 """
@@ -37,40 +39,66 @@ TARGET = 2.0
 """Most the gym may take for the whole category, relative to BFCL's executor and checker."""
 
 
-def _direct(items: list[tuple[dict[str, Any], list[list[str]], list[list[dict[str, Any]]]]]) -> tuple[float, float]:
-    """BFCL's executor on every entry, then its checker; returns (execute seconds, check seconds)."""
+Item = tuple[dict[str, Any], list[list[str]], list[list[dict[str, Any]]]]
+"""An entry, its ground truth (call strings per turn) and the same calls as tool-call dicts."""
+
+
+def _direct(item: Item) -> tuple[float, float]:
+    """BFCL's executor on one entry, then its checker; returns (execute seconds, check seconds)."""
     from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
     from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_utils import execute_multi_turn_func_call
 
-    execute = check = 0.0
-    for e, truth, _ in items:
-        name = f"bench_{uuid.uuid4().hex}"
-        start = time.perf_counter()
-        for turn in truth:
-            if turn:
-                execute_multi_turn_func_call(turn, e["initial_config"], e["involved_classes"], name, e["id"])
-        middle = time.perf_counter()
-        result = check_decoded([[t] if t else [] for t in truth], e, truth)
-        check += time.perf_counter() - middle
-        execute += middle - start
-        assert result["valid"], e["id"]
-        for key in [k for k in vars(multi_turn_utils) if k.startswith(name)]:
-            del vars(multi_turn_utils)[key]
-    return execute, check
-
-
-def _gym(env: gym.Env, items: list[tuple[dict[str, Any], list[list[str]], list[list[dict[str, Any]]]]]) -> float:
-    """Every entry replayed through the environment (scored at its end); returns seconds."""
+    e, truth, _ = item
+    name = f"bench_{uuid.uuid4().hex}"
     start = time.perf_counter()
-    for e, _, turns in items:
-        env.reset(options={"entry": e["id"]})
-        reward = 0.0
-        for calls in turns:
-            if calls:
-                env.step(calls)
-            _, reward, *_ = env.step("Done.")
-        assert reward == 1.0, e["id"]
-    return time.perf_counter() - start
+    for turn in truth:
+        if turn:
+            execute_multi_turn_func_call(turn, e["initial_config"], e["involved_classes"], name, e["id"])
+    middle = time.perf_counter()
+    result = check_decoded([[t] if t else [] for t in truth], e, truth)
+    end = time.perf_counter()
+    assert result["valid"], e["id"]
+    for key in [k for k in vars(multi_turn_utils) if k.startswith(name)]:
+        del vars(multi_turn_utils)[key]
+    return middle - start, end - middle
+
+
+def _gym(env: gym.Env, item: Item) -> float:
+    """One entry replayed through the environment (scored at its end); returns seconds."""
+    e, _, turns = item
+    start = time.perf_counter()
+    env.reset(options={"entry": e["id"]})
+    reward = 0.0
+    for calls in turns:
+        if calls:
+            env.step(calls)
+        _, reward, *_ = env.step("Done.")
+    elapsed = time.perf_counter() - start
+    assert reward == 1.0, e["id"]
+    return elapsed
+
+
+def _round(items: list[Item], env: gym.Env, env_protocol: gym.Env, r: int) -> tuple[float, float, float, float]:
+    """Every entry on every side, the sides' order rotating entry by entry; per-side totals.
+
+    Interleaving entry by entry (a few ms each) puts the machine's drift, which moves a
+    whole-category pass by up to +-30% over seconds, on every side alike.
+
+    Returns:
+        (BFCL execute, BFCL check, gym, gym over the protocol) seconds for the category.
+    """
+    execute = check = gym_s = protocol_s = 0.0
+    for i, item in enumerate(items):
+        for side in (0, 1, 2)[(i + r) % 3 :] + (0, 1, 2)[: (i + r) % 3]:
+            if side == 0:
+                x, c = _direct(item)
+                execute += x
+                check += c
+            elif side == 1:
+                gym_s += _gym(env, item)
+            else:
+                protocol_s += _gym(env_protocol, item)
+    return execute, check, gym_s, protocol_s
 
 
 def main() -> None:
@@ -84,16 +112,14 @@ def main() -> None:
     calls = sum(len(t) for _, truth, _ in items for t in truth)
     env = gym.make(gym_mcp.BFCL_ID, category="base")
     env_protocol = gym.make(gym_mcp.BFCL_ID, category="base", protocol=True)
-    _gym(env, items[:5])  # warm: server started, snapshots cached
-    _gym(env_protocol, items[:5])
-    _direct(items[:5])
+    _round(items, env, env_protocol, 0)  # warm: servers started, every entry's snapshot made
     direct_exec, direct_check, gym_total, protocol_total = [], [], [], []
-    for _ in range(repeats):
-        execute, check = _direct(items)
+    for r in range(repeats):
+        execute, check, gym_s, protocol_s = _round(items, env, env_protocol, r)
         direct_exec.append(execute)
         direct_check.append(check)
-        gym_total.append(_gym(env, items))
-        protocol_total.append(_gym(env_protocol, items))
+        gym_total.append(gym_s)
+        protocol_total.append(protocol_s)
     env.close()
     env_protocol.close()
     d_exec, d_check, g_total = median(direct_exec), median(direct_check), median(gym_total)

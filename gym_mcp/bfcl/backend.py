@@ -79,6 +79,7 @@ class BFCLWorld:
         self.lock = threading.Lock()
         self.instances: dict[str, Any] = {}
         self.functions: list[dict[str, Any]] = []
+        self._packed: tuple[list[dict[str, Any]], dict[str, Any]] | None = None  # (functions, their packed form)
         self._tools: list[types.Tool] = []
         self._methods: dict[str, str] = {}
         self.load({}, [], long_context=False)
@@ -107,12 +108,7 @@ class BFCLWorld:
         self.instances = instances
         self.functions = functions
         self._tools = _mcp_tools(functions)
-        # Every public method of every instance, as BFCL maps them (held-out ones included).
-        self._methods = {
-            method: f"{class_name}_instance"
-            for class_name, instance in instances.items()
-            for method in _public_methods(instance)
-        }
+        self._methods = _method_map(instances)
 
     @property
     def listing(self) -> tuple[tuple[str, str], ...]:
@@ -124,15 +120,24 @@ class BFCLWorld:
         return _listing_key(self.functions)
 
     def dump(self) -> bytes:
-        """The whole world as bytes (instances with their private state, visible docs)."""
-        return pickle.dumps({"classes": self.classes, "instances": self.instances, "functions": self.functions})
+        """The whole world as bytes (instances with their private state, visible docs).
+
+        The docs go in pickled apart under their digest (`_pack_functions`): they are most of
+        the bytes, the same in every snapshot of an entry, and `undump` reuses the docs it
+        already read for a digest instead of reading them again at each reset.
+        """
+        if self._packed is None or self._packed[0] is not self.functions:
+            self._packed = (self.functions, _pack_functions(self.functions))
+        return pickle.dumps({"classes": self.classes, "instances": self.instances, "functions": self._packed[1]})
 
     def undump(self, data: bytes) -> None:
         """Make the world exactly the one `dump` saved."""
         saved = pickle.loads(data)
         if tuple(saved["classes"]) != self.classes:
             raise StateError(f"a snapshot of {saved['classes']} cannot be restored into a world of {self.classes}")
-        self._set(saved["instances"], saved["functions"])
+        functions = _unpack_functions(saved["functions"])
+        self._set(saved["instances"], functions)
+        self._packed = (self.functions, saved["functions"]) if isinstance(saved["functions"], dict) else None
 
     # -- what the server does -----------------------------------------------------------------
 
@@ -174,6 +179,24 @@ class BFCLWorld:
 
 
 _method_cache: dict[type, tuple[str, ...]] = {}
+_method_maps: dict[tuple[tuple[str, type], ...], dict[str, str]] = {}
+
+
+def _method_map(instances: Mapping[str, Any]) -> dict[str, str]:
+    """Every public method of every instance, as BFCL maps them (held-out ones included).
+
+    ``{method: "<Class>_instance"}``, cached per set of classes: it is rebuilt at every reset
+    and depends only on the instances' classes (read-only: never changed in place).
+    """
+    key = tuple((name, type(instance)) for name, instance in instances.items())
+    mapping = _method_maps.get(key)
+    if mapping is None:
+        mapping = _method_maps[key] = {
+            method: f"{class_name}_instance"
+            for class_name, instance in instances.items()
+            for method in _public_methods(instance)
+        }
+    return mapping
 
 
 def _public_methods(instance: Any) -> tuple[str, ...]:
@@ -304,8 +327,32 @@ def _canonical(value: Any, stack: tuple[int, ...] = ()) -> Any:
 def _public(saved: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "instances": {name: _canonical(inst) for name, inst in saved["instances"].items()},
-        "tools": sorted(f["name"] for f in saved["functions"]),
+        "tools": sorted(f["name"] for f in _unpack_functions(saved["functions"])),
     }
+
+
+_functions_read: dict[str, list[dict[str, Any]]] = {}
+"""Docs already read from a snapshot, by digest (BFCL has a few hundred distinct doc sets)."""
+
+
+def _pack_functions(functions: list[dict[str, Any]]) -> dict[str, Any]:
+    """Function docs as a snapshot holds them: pickled, under the digest of those bytes."""
+    data = pickle.dumps(functions)
+    return {"digest": hashlib.sha256(data).hexdigest(), "data": data}
+
+
+def _unpack_functions(packed: Any) -> list[dict[str, Any]]:
+    """The docs a snapshot holds (a list in snapshots made before they were packed).
+
+    Docs read once are shared by every world restored from the same digest: no one changes
+    them in place (`BFCLWorld.reveal` makes a new list).
+    """
+    if not isinstance(packed, dict):
+        return list(packed)
+    functions = _functions_read.get(packed["digest"])
+    if functions is None:
+        functions = _functions_read[packed["digest"]] = pickle.loads(packed["data"])
+    return functions
 
 
 class BFCLState(StateBackend):
