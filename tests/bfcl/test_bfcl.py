@@ -431,3 +431,36 @@ def test_bfcl_keeps_its_own_scripted_turns_as_the_user() -> None:
         env.close()
     with pytest.raises(gym_mcp.GymMCPError, match="BFCL keeps its own scripted turns"):
         gym.make(gym_mcp.BFCL_ID, category="base", entry=3, user="openai:http://127.0.0.1:9/v1")
+
+
+def test_restored_worlds_share_docs_read_once_and_old_snapshots_still_restore() -> None:
+    import pickle
+
+    from gym_mcp.bfcl.backend import BFCLState, BFCLWorld
+    from gym_mcp.state import Snapshot
+
+    e = entry("multi_turn_base_0")
+    world = BFCLWorld(e["involved_classes"])
+    world.load(e["initial_config"], e["function"], long_context=False)
+    data = world.dump()
+    first, second = BFCLWorld(e["involved_classes"]), BFCLWorld(e["involved_classes"])
+    first.undump(data)
+    second.undump(data)
+    assert first.functions is second.functions and first.functions == world.functions  # read once
+    names = [f["name"] for f in second.functions]
+    first.reveal([{**e["function"][0], "name": "held_out_function"}])
+    assert [f["name"] for f in second.functions] == names  # a reveal in one world leaves the other alone
+    assert "held_out_function" in [f["name"] for f in first.functions]
+    revealed = BFCLWorld(e["involved_classes"])
+    revealed.undump(first.dump())  # the reveal is in the next snapshot
+    assert revealed.functions[-1]["name"] == "held_out_function" and len(revealed.functions) == len(names) + 1
+    # A snapshot made before the docs were packed (a plain list) restores to the same state.
+    old = pickle.dumps({"classes": world.classes, "instances": world.instances, "functions": world.functions})
+    third = BFCLWorld(e["involved_classes"])
+    third.undump(old)
+    assert third.functions == world.functions
+    state = BFCLState(third)
+    assert state.fingerprint_of(Snapshot.of(BFCLState.kind, old)) == state.fingerprint_of(
+        Snapshot.of(BFCLState.kind, data)
+    )
+    assert state.fingerprint() == BFCLState(second).fingerprint()
