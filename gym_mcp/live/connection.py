@@ -408,8 +408,12 @@ class _ProcessTransport:
                 async for message in recv:
                     if isinstance(message.message, JSONRPCRequest):
                         self._pending[message.message.id] = None
-                    data = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
-                    await self.process.stdin.send(_encode(data))
+                    try:
+                        data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    except ValueError:  # a lone surrogate, which pydantic will not write: _encode replaces it
+                        dumped = message.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+                        data = json.dumps(dumped, ensure_ascii=False)
+                    await self.process.stdin.send(_encode(data + "\n"))
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                 pass
 
