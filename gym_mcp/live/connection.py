@@ -176,11 +176,11 @@ def clean_text(text: str) -> str:
 
 
 def _encode(text: str) -> bytes:
-    """``text`` as UTF-8, lone surrogates (which UTF-8 cannot encode) replaced by U+FFFD."""
+    """``text`` as UTF-8, lone surrogates replaced by U+FFFD (`clean_text`); encoded once when clean."""
     try:
         return text.encode()
     except UnicodeEncodeError:
-        return _SURROGATE.sub("\ufffd", text).encode()
+        return clean_text(text).encode()
 
 
 _OWN_ID_PREFIX = "gym-mcp-"
@@ -794,7 +794,7 @@ class LiveConnection:
         tools: list[Tool] = []
         cursor: str | None = None
         while True:
-            with anyio.fail_after(self.call_timeout):
+            async with asyncio.timeout(self.call_timeout):
                 page = await client.list_tools(cursor=cursor, cache_mode="refresh")
             tools.extend(page.tools)
             cursor = page.next_cursor

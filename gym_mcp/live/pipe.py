@@ -122,8 +122,8 @@ class PipeCalls:
             error = answer.get("error")
             raise MCPError.from_error_data(ErrorData.model_validate(error if isinstance(error, dict) else {}))
         raw = answer["result"]
-        if not isinstance(raw, dict):
-            raw = {"content": raw}  # not an object: the validation below says what is wrong
+        if not isinstance(raw, dict):  # not a result object: the session refuses it the same way
+            return CallToolResult.model_validate(raw, by_name=False)
         ttl = raw.get("ttlMs")
         if isinstance(ttl, int | float) and not isinstance(ttl, bool) and ttl < 0:
             raw["ttlMs"] = 0  # the session floors a negative cache hint the same way
