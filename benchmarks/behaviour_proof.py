@@ -23,7 +23,6 @@ import json
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 SYNTH = {"banking": 40, "email": 20, "filesystem": 20, "shop_bank": 20}
 """Servers whose synthesized tasks are compared, and how many tasks each."""
