@@ -183,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
             samples[RESTORE_TUNED] += timed(lambda: tuned.restore(snapshot), restores)
             samples[FINGERPRINT] += timed(memory.fingerprint, 2)
             for transport, env in envs.items():
-                state = env.unwrapped.core.state
+                state = env.unwrapped.state
                 got = reset_samples[transport]
                 got["env.reset"] += timed(env.reset, resets)
                 got["restore"] += timed(functools.partial(state.restore, seed_snapshot), resets)

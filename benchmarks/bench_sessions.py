@@ -105,7 +105,7 @@ def process_env(transport: str) -> tuple[Any, int]:
     env = gym.make("gym_mcp/Banking-v0", transport=transport)
     env.reset(seed=0)
     env.step(WRITE)
-    pid = env.unwrapped.core.live.connection.pid
+    pid = env.unwrapped.live.connection.pid
     if pid is None:
         raise RuntimeError(f"no server process behind a {transport} env")
     return env, int(pid)
@@ -165,9 +165,9 @@ def main(argv: list[str] | None = None) -> int:
         for env in local.values():
             to_close.append(env.close)
             env.reset(seed=0)
-        state = first.unwrapped.core.state
+        state = first.unwrapped.state
         assert isinstance(state, SessionState)
-        seed = first.unwrapped.core.source.initial_snapshot(0)
+        seed = first.unwrapped.source.initial_snapshot(0)
         names = {
             "session: POST /control/.../reset": lambda: state.reset(0),
             "session: restore by digest (PUT)": lambda: state.restore(seed),

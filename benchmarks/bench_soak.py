@@ -157,7 +157,7 @@ def soak_episodes(env: MCPEnv, tally: Tally, episodes: int, seed: int, fingerpri
                 if over:
                     break
             tally.episode_end(info)
-            ok = [c for c in env.core.calls if c.status == "ok"]
+            ok = [c for c in env.episode().calls if c.status == "ok"]
             if env.state.fingerprint() != replayed_fingerprint(replayer, ok):
                 tally.state_mismatches += 1
             if episode % 100 == 0 or episode == episodes:

@@ -52,7 +52,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import gymnasium as gym
 from _common import (
     SERVER_MODULE,
     RawClient,
@@ -68,12 +67,15 @@ from _common import (
     timed,
     verdict,
 )
+from gymnasium.wrappers import OrderEnforcing, PassiveEnvChecker
 from mcp import StdioServerParameters
 
 import gym_mcp
 from gym_mcp import BundledSource, SQLiteState
+from gym_mcp.env import EnvConfig
 from gym_mcp.live.direct import DirectCalls
 from gym_mcp.live.runner import run_sync
+from gym_mcp.live.sources import bundled_source
 
 DESCRIPTION = "Step overhead: env.step of one tool call versus a raw MCP call, per transport."
 
@@ -112,6 +114,7 @@ class Rig:
 
     transport: str
     env: Any
+    async_env: gym_mcp.AsyncMCPEnv  # the env's async side (env wraps it for Gymnasium)
     raw: RawClient
     raw_state: SQLiteState
     proc: Any = None
@@ -127,10 +130,6 @@ class Rig:
     def kinds(self) -> tuple[str, ...]:
         """What is measured on this transport."""
         return KINDS + DIRECT_KINDS if self.direct is not None else KINDS
-
-    @property
-    def core(self) -> gym_mcp.AsyncMCPEnv:
-        return self.env.unwrapped.core
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -163,7 +162,9 @@ def build_rig(transport: str, workdir: Path) -> Rig:
     raw = RawClient(target)
     try:
         run_sync(raw.start())
-        env = gym.make("gym_mcp/Banking-v0", transport=transport, max_steps=10**6)
+        # the env as gym.make builds it (OrderEnforcing, PassiveEnvChecker), over an async env of our own
+        core = gym_mcp.AsyncMCPEnv(bundled_source("banking", transport), config=EnvConfig(max_steps=10**6))
+        env = OrderEnforcing(PassiveEnvChecker(gym_mcp.MCPEnv.from_async(core)))
         env.reset(seed=0)
     except BaseException:
         with contextlib.suppress(Exception):
@@ -180,8 +181,8 @@ def build_rig(transport: str, workdir: Path) -> Rig:
         if server is None or version is None:
             raise RuntimeError("the raw in-process server cannot be called directly")
         direct = DirectCalls(server, {}, version)  # {}: what the SDK's default lifespan yields
-    rig = Rig(transport, env, raw, state, proc, direct)
-    if direct is not None and not rig.core._require_live().connection.direct:
+    rig = Rig(transport, env, core, raw, state, proc, direct)
+    if direct is not None and not env.unwrapped.live.connection.direct:
         raise RuntimeError("the in-process env does not dispatch its calls directly")
     check_same_answer(rig)
     return rig
@@ -218,7 +219,7 @@ async def _noop() -> None:
 
 def measure(rig: Rig, kind: str, n: int) -> list[float]:
     """One batch of ``n`` timed calls of one kind."""
-    raw, core, env = rig.raw, rig.core, rig.env
+    raw, core, env = rig.raw, rig.async_env, rig.env
     if kind == RAW_A:
         return run_sync(_timed_in_loop(lambda: raw.call(TOOL, ARGUMENTS), n))
     if kind == RAW_IDLE:
@@ -228,10 +229,10 @@ def measure(rig: Rig, kind: str, n: int) -> list[float]:
     if kind == NOOP:
         return timed(lambda: run_sync(_noop()), n)
     if kind == CONN:
-        conn = core._require_live().connection
+        conn = env.unwrapped.live.connection
         return run_sync(_timed_in_loop(lambda: conn.call_tool(TOOL, ARGUMENTS), n))
     if kind == CONN_B:
-        conn = core._require_live().connection
+        conn = env.unwrapped.live.connection
         return timed(lambda: run_sync(conn.call_tool(TOOL, ARGUMENTS)), n)
     if kind == CORE:
         return run_sync(_timed_in_loop(lambda: core.step(ACTION), n))
@@ -274,14 +275,14 @@ def run_rounds(rigs: list[Rig], repeats: int, batch: int, *, reset_each_round: b
 
 def info_cost_us(rig: Rig, n: int = 200) -> float:
     """Median cost of building ``info`` (done once per step) at the current episode length."""
-    core = rig.core
+    core = rig.async_env
     return median(timed(core.info, n)) * 1e6
 
 
 def profile_core_steps(rig: Rig, steps: int, top: int) -> dict[str, Any]:
     """cProfile ``AsyncMCPEnv.step`` on the loop thread; the top self-time functions in gym_mcp."""
     prof = cProfile.Profile()
-    core = rig.core
+    core = rig.async_env
     gc_pauses: list[float] = []
     gc_started: list[float] = []
 
@@ -459,7 +460,7 @@ def report(rigs: list[Rig], repeats: int, batch: int, *, reset_each_round: bool)
                 # the ratio to raw (a) in the same round: the machine's drift over the run cancels out
                 "ratio_first_round": per_round[0],
                 "ratio_last_round": per_round[-1],
-                "messages_at_end": len(rig.core.messages),
+                "messages_at_end": len(rig.async_env.messages),
                 "info_build_us_at_end": info_cost_us(rig),
             },
         }

@@ -33,12 +33,12 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, str] = {
     "AsyncMCPEnv": "gym_mcp.env.mcp",
     "BundledSource": "gym_mcp.live.sources",
-    "CallRecord": "gym_mcp.rewards.episode",
+    "CallRecord": "gym_mcp.episode",
     "ComposedSource": "gym_mcp.live.sources",
     "CompositeState": "gym_mcp.state.composite",
     "DirectoryState": "gym_mcp.state.directory",
     "EnvConfig": "gym_mcp.env.config",
-    "Episode": "gym_mcp.rewards.episode",
+    "Episode": "gym_mcp.episode",
     "EpisodeSnapshot": "gym_mcp.env.core",
     "ExternalSource": "gym_mcp.live.sources",
     "GroupDiff": "gym_mcp.state.base",
@@ -50,7 +50,7 @@ _EXPORTS: dict[str, str] = {
     "MCPEnv": "gym_mcp.env.mcp",
     "NullState": "gym_mcp.state.null",
     "ParsedAction": "gym_mcp.actions.parsing",
-    "RewardFn": "gym_mcp.rewards.episode",
+    "RewardFn": "gym_mcp.episode",
     "SQLiteState": "gym_mcp.state.sqlite",
     "ServerPool": "gym_mcp.live.pool",
     "ServerSource": "gym_mcp.live.server",
@@ -67,7 +67,7 @@ _EXPORTS: dict[str, str] = {
     "load_spec": "gym_mcp.live.spec",
     "load_tasks": "gym_mcp.tasks.task",
     "make_external_env": "gym_mcp.env.external",
-    "replay": "gym_mcp.tasks.replay",
+    "replay": "gym_mcp.replay",
     "save_tasks": "gym_mcp.tasks.task",
     "state_match": "gym_mcp.rewards.outcome",
 }
@@ -201,13 +201,14 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the lazy names, imported eagerl
     from gym_mcp.env.external import make_external_env
     from gym_mcp.env.mcp import AsyncMCPEnv, MCPEnv
     from gym_mcp.env.spaces import UnicodeText
+    from gym_mcp.episode import CallRecord, Episode, RewardFn
     from gym_mcp.errors import GymMCPError
     from gym_mcp.live.connection import Launch, LiveConnection, ToolResult, free_port
     from gym_mcp.live.pool import ServerPool, get_pool
     from gym_mcp.live.server import LiveServer, ServerSource
     from gym_mcp.live.sources import BundledSource, ComposedSource, ExternalSource
     from gym_mcp.live.spec import ServerSpec, load_spec
-    from gym_mcp.rewards.episode import CallRecord, Episode, RewardFn
+    from gym_mcp.replay import replay
     from gym_mcp.rewards.outcome import state_match
     from gym_mcp.state.base import GroupDiff, Snapshot, StateBackend, StateDiff
     from gym_mcp.state.composite import CompositeState
@@ -215,7 +216,6 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the lazy names, imported eagerl
     from gym_mcp.state.jsonfile import JSONFileState
     from gym_mcp.state.null import NullState
     from gym_mcp.state.sqlite import SQLiteState
-    from gym_mcp.tasks.replay import replay
     from gym_mcp.tasks.task import Task, load_tasks, save_tasks
 
 if not _server_process():

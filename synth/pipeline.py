@@ -34,6 +34,7 @@ from gym_mcp.env import MCPEnv
 from gym_mcp.errors import SynthError
 from gym_mcp.live import BundledSource, ComposedSource, CompositionSource, ServerSource, bundled_source
 from gym_mcp.live.spec import ServerSpec, is_spec_file, load_spec
+from gym_mcp.replay import replay
 from gym_mcp.state import CompositeState, DirectoryState, Snapshot
 from gym_mcp.synth.config import IRRELEVANT_REQUESTS, SynthConfig, SynthResult
 from gym_mcp.synth.graph import EntityPools, ToolGraph, ToolSpec, cache_dir, kit_tools, schema_hash, shape, tool_specs
@@ -41,7 +42,7 @@ from gym_mcp.synth.llm import ChatEndpoint
 from gym_mcp.synth.render import format_value, is_traceable, noun, render, render_chain
 from gym_mcp.synth.report import error_cause, tool_error_causes
 from gym_mcp.synth.values import MISSING, decode, default_value, fits, jaccard, leaves
-from gym_mcp.tasks import DIALOGUE_KINDS, Slot, Stage, Task, UserScenario, replay, save_tasks
+from gym_mcp.tasks import DIALOGUE_KINDS, Slot, Stage, Task, UserScenario, save_tasks
 from gym_mcp.tasks.dialogue import needs_confirmation
 
 __all__ = ["SynthConfig", "SynthError", "SynthResult", "synthesize"]
@@ -125,8 +126,8 @@ class _Synthesizer:
         self.timings: Counter[str] = Counter()
         parts = list(source.parts) if isinstance(source, ComposedSource) else []
         # every name the server lists (hidden and renamed ones too): never a distractor's name
-        self.server_tools = {t.name for t in (self.env.core.live.tools if self.env.core.live else [])}
-        self.specs = tool_specs(list(self.env.core.view.tools.values()), parts=parts)
+        self.server_tools = set(self.env.server_tool_names)
+        self.specs = tool_specs(list(self.env.mcp_tools.values()), parts=parts)
         self.by_name = {s.name: s for s in self.specs}
         self.usable = [s for s in self.specs if s.intent]
         if not any(s.write for s in self.usable):
@@ -177,15 +178,15 @@ class _Synthesizer:
                 args = self._fill(spec, probe, [], {})
                 if args is None:
                     continue
-                obs, *_ = self.env.step({"name": spec.name, "arguments": args[0]})
-                if self.env.core.calls[-1].status != "ok":
+                obs, _, _, _, info = self.env.step({"name": spec.name, "arguments": args[0]})
+                if not info["calls"][-1].ok:
                     continue
                 changed = self.env.state.diff(before, self.env.state.snapshot()).groups if spec.write else {}
                 graph.observe(spec.name, decode(obs), self.usable, self.pools, changed)
         graph.finish()
         if self.llm is not None:  # optional: drop edges the LLM finds meaningless (not cached)
             edges = [(a, b, ", ".join(p)) for (a, b), p in sorted(graph.explicit.items())]
-            descriptions = {name: t.description or "" for name, t in self.env.core.view.tools.items()}
+            descriptions = {name: t.description or "" for name, t in self.env.mcp_tools.items()}
             dropped = self.llm.refine_edges(edges, descriptions)
             graph.explicit = {k: v for k, v in graph.explicit.items() if k not in dropped}
             self.llm_dropped_edges = sorted(f"{a} -> {b}" for a, b in dropped)
@@ -361,15 +362,15 @@ class _Synthesizer:
             if sentence is None:
                 return "template cannot be rendered"
             before = self.env.state.fingerprint() if spec.write else ""
-            obs, *_ = self.env.step({"name": spec.name, "arguments": args})
-            record = self.env.core.calls[-1]
+            obs, _, _, _, info = self.env.step({"name": spec.name, "arguments": args})
+            record = info["calls"][-1]
             if record.status == "tool_error":
                 repaired = self._repair(args, ref_params, record.output)
                 if repaired is not None:  # the error named the value it wanted: try that once
                     args = repaired
                     sentence = render(spec.intent or "", args, ref_params) or sentence
-                    obs, *_ = self.env.step({"name": spec.name, "arguments": args})
-                    record = self.env.core.calls[-1]
+                    obs, _, _, _, info = self.env.step({"name": spec.name, "arguments": args})
+                    record = info["calls"][-1]
                     self.repaired += record.status == "ok"
             if record.status != "ok":
                 if record.status == "tool_error":

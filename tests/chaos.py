@@ -22,7 +22,7 @@ class Killer(threading.Thread):
 
     def run(self) -> None:
         while not self.stop.wait(self.rng.uniform(self.low, self.high)):
-            live = self.env.core.live
+            live = self.env.live
             pid = live.connection.pid if live is not None else None
             if pid is not None:
                 _kill_group(pid)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -38,7 +39,7 @@ def _lint(root: Path) -> subprocess.CompletedProcess[str]:
 def test_import_contracts_are_kept(tmp_path: Path) -> None:
     out = _lint(_installed_layout(tmp_path))
     assert out.returncode == 0, out.stdout + out.stderr
-    assert "5 kept, 0 broken" in out.stdout
+    assert "6 kept, 0 broken" in out.stdout
 
 
 @pytest.mark.parametrize(
@@ -49,6 +50,13 @@ def test_import_contracts_are_kept(tmp_path: Path) -> None:
         ("state/sqlite.py", "from gym_mcp.env import mcp", "Rooms import only the rooms below them"),
         ("live/pool.py", "import torch", "The core imports no torch"),
         ("train/data.py", "from gym_mcp.live import pool", "Training reaches servers only through environments"),
+        ("env/core.py", "from gym_mcp.wrappers import perturb", "Environments never import wrappers"),
+        # type-checking imports count: a cycle hidden behind TYPE_CHECKING is still a cycle
+        (
+            "tasks/task.py",
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from gym_mcp.episode import Episode",
+            "Rooms import only the rooms below them",
+        ),
     ],
 )
 def test_a_forbidden_import_breaks_its_contract(tmp_path: Path, module: str, line: str, contract: str) -> None:
@@ -59,6 +67,33 @@ def test_a_forbidden_import_breaks_its_contract(tmp_path: Path, module: str, lin
     assert out.returncode != 0
     broken = out.stdout.split("Broken contracts", 1)[-1]
     assert contract in " ".join(broken.split()), out.stdout
+
+
+ENV_INTERNALS = re.compile(r"\.core\b")
+"""An attribute access of an environment's internals (``env.unwrapped.core``, ``self.env.core``)."""
+
+
+def test_nothing_outside_env_reads_env_internals() -> None:
+    """What a step did is in ``info`` and ``env.unwrapped.episode()``: no code, test or page reaches ``.core``.
+
+    Only ``gym_mcp/env/`` names it, and the BFCL environment (an environment itself) its own
+    ``self.core``.
+    """
+    roots = ["gym_mcp", "servers", "synth", "train", "tests", "benchmarks", "examples", "docs"]
+    files = [p for root in roots for p in (ROOT / root).rglob("*") if p.suffix in (".py", ".md")]
+    assert len(files) > 300
+    found = []
+    for path in files:
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith("gym_mcp/env/") or rel == "tests/test_architecture.py":
+            continue
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            code = line.replace("gym_mcp.env.core", "")  # the module's own name
+            if rel == "gym_mcp/bfcl/env.py":
+                code = code.replace("self.core", "")
+            if ENV_INTERNALS.search(code):
+                found.append(f"{rel}:{n}: {line.strip()}")
+    assert not found, "\n".join(found)
 
 
 def test_the_core_loads_no_ml_library_at_import() -> None:

@@ -20,9 +20,13 @@ from typing import Any
 
 import gymnasium as gym
 
+from gym_mcp.env.mcp import MCPEnv
+from gym_mcp.episode import shown_call
+from gym_mcp.errors import ConfigError
 from gym_mcp.policies.prompt import PromptFormat, prompt_format
-from gym_mcp.tasks import Task, replay
-from gym_mcp.tasks.replay import shown_call
+from gym_mcp.replay import replay
+from gym_mcp.state.base import StateBackend
+from gym_mcp.tasks import Task
 
 __all__ = [
     "Example",
@@ -155,20 +159,27 @@ def recovery_conversation(
     at = rng.randrange(len(task.reference_calls))
     target = shown_call(task.reference_calls[at], renames)
     bad = _broken(target, tools, rng)
-    core: Any = env.unwrapped.core  # type: ignore[attr-defined]
     bad_index = -1
     for i, call in enumerate(task.reference_calls):
         if i == at:
             _, _, _, _, info = env.step(bad)
             bad_index = len(info["messages"]) - 2
-            if core.calls[-1].status == "ok":
+            if info["calls"][-1].ok:
                 return None  # the server took it: not a bad call after all
         _, _, _, _, info = env.step(shown_call(call, renames))
-    if task.expected_fingerprint is not None and core.state.fingerprint() != task.expected_fingerprint:
+    if task.expected_fingerprint is not None and _state(env).fingerprint() != task.expected_fingerprint:
         return None
     _, _, _, _, info = env.step(task.expected_answer or "Done.")
     shown = compact_tools(info["tools"], task, distractors, info.get("perturbations", ()))
     return list(info["messages"]), shown, bad_index
+
+
+def _state(env: gym.Env[str, Any]) -> StateBackend:
+    """The state of the environment's live server (``env.unwrapped.state``)."""
+    inner = env.unwrapped
+    if not isinstance(inner, MCPEnv):
+        raise ConfigError(f"training data comes from gym-mcp environments over MCP servers, got {type(inner).__name__}")
+    return inner.state
 
 
 def _broken(call: Mapping[str, Any], tools: Mapping[str, Mapping[str, Any]], rng: random.Random) -> dict[str, Any]:

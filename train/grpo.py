@@ -760,7 +760,7 @@ def rollout_group(
         dies, those it lost are left out: fewer than ``size``, or none when it died before the
         group began (the caller trains on the rest or skips the group).
     """
-    from gym_mcp.tasks.replay import shown_call
+    from gym_mcp.episode import shown_call
     from gym_mcp.train.data import compact_tools
 
     try:

@@ -311,6 +311,7 @@ class AsyncBFCLEnv(EpisodeCore):
             ``(observation, reward, terminated, truncated, info)``; the reward is BFCL's verdict
             (1 or 0) at the end of the episode, else 0.
         """
+        self._begin_step()
         if self.done:
             return OVER, 0.0, True, False, self.info()
         self.steps += 1
@@ -334,12 +335,15 @@ class AsyncBFCLEnv(EpisodeCore):
             else:
                 self.record.append([])
                 observation = await self._begin_turn()
-        if not terminated and self.max_steps is not None and self.steps >= self.max_steps:
+        if truncated:
+            self.limits.append("max_steps_per_turn")  # BFCL's force-quit of a turn
+        elif not terminated and self.max_steps is not None and self.steps >= self.max_steps:
             truncated = True
+            self.limits.append("max_steps")
         info = self.info()
         reward = 0.0
         if terminated or truncated:
-            self.done = True
+            self._end(terminated, truncated)
             self.verdict = score(self.entry, self.record)
             reward = 1.0 if self.verdict.valid else 0.0
             info["bfcl"] = self.verdict.to_dict()
@@ -378,6 +382,9 @@ class AsyncBFCLEnv(EpisodeCore):
         return "\n".join(f"[{name}] {out}" for name, out in outputs)
 
     # -- snapshots and forks ---------------------------------------------------------------------
+
+    def _episode_task(self) -> Task:
+        return self.task_of(self.entry["id"])
 
     async def snapshot(self) -> BFCLEpisodeSnapshot:
         """The whole episode now: backend state, turn, record, conversation, RNG."""
@@ -449,6 +456,26 @@ class BFCLMultiTurnEnv(SyncEnv[AsyncBFCLEnv]):
     def task(self) -> Task:
         """The current entry as a `Task` (see `bfcl_tasks`); before the first reset, the first entry's."""
         return self.core.task_of(self.core.entry["id"])
+
+    @property
+    def state(self) -> BFCLState:
+        """The live BFCL world's state (fingerprint, snapshot, diff)."""
+        return self.core.state
+
+    @property
+    def entry(self) -> Mapping[str, Any]:
+        """The BFCL entry being played (its ``question`` turns, ``initial_config``, ...)."""
+        return self.core.entry
+
+    @property
+    def turn(self) -> int:
+        """The index of the user turn being played (``info["turn"]``)."""
+        return self.core.turn
+
+    @property
+    def record(self) -> list[list[list[dict[str, str]]]]:
+        """The calls so far in BFCL's record format: per turn, per step, ``{name: arguments JSON}``."""
+        return copy.deepcopy(self.core.record)
 
     @property
     def tasks(self) -> tuple[Task, ...]:

@@ -6,6 +6,11 @@ action. The core holds what they have in common:
 
 - the conversation (``messages``, OpenAI chat format), the record of every attempted call
   (``calls``), the counters reported in ``info``, the step count, and the final answer;
+- what a step did, in ``info``: ``info["calls"]`` the `CallRecord`s it made and
+  ``info["messages"]`` the conversation so far (a `Conversation` view, not a copy), and the
+  finished `Episode` the rewards read (`episode`);
+- the `CallHook` a wrapper installs (`set_call_hook`), which the environment asks what the
+  agent is shown and what a call means;
 - the simulated user, when there is one (`gym_mcp.users`): a message to it, its reply, its
   record (``user_turns``) and the limits on a dialogue;
 - the warm server it borrows from a `ServerPool` and gives back at ``close``;
@@ -28,15 +33,16 @@ from gymnasium.utils import seeding
 
 from gym_mcp.actions.parsing import ParsedAction, ToolCall
 from gym_mcp.env.config import TaskOrder, check_task_order
+from gym_mcp.env.conversation import Conversation
+from gym_mcp.env.hooks import CallHook
+from gym_mcp.episode import CallRecord, CallStatus, Episode, Limit, RewardFn, UserTurn
 from gym_mcp.errors import ConfigError, TaskError
 from gym_mcp.live.connection import ToolResult
 from gym_mcp.live.pool import ServerPool, get_pool
 from gym_mcp.live.server import LiveServer
-from gym_mcp.rewards.episode import CallRecord, Episode, RewardFn, UserTurn
 from gym_mcp.state.base import Snapshot
 from gym_mcp.tasks import Task
 from gym_mcp.users import FALLBACK, User, UserReply, UserView
-from gym_mcp.wrappers.perturb import CallHook
 
 __all__ = ["EpisodeCore", "EpisodeSnapshot", "reward_terms"]
 
@@ -69,8 +75,9 @@ class EpisodeSnapshot:
     rng_state: Mapping[str, Any] | None = field(default=None, repr=False)
     user_turns: tuple[UserTurn, ...] = ()
     turn_steps: int = 0
-    limits: tuple[str, ...] = ()
+    limits: tuple[Limit, ...] = ()
     task_cursor: int = 0
+    outcome: tuple[bool, bool] | None = None
 
 
 def reward_terms(reward_fn: RewardFn, episode: Episode) -> dict[str, float]:
@@ -104,7 +111,7 @@ class EpisodeCore(ABC):
         self.task_order: TaskOrder = check_task_order(task_order)
         self._task_cursor = 0  # with task_order="sequential": the index of the next plain reset's task
         self.live: LiveServer | None = None
-        self.call_hook: CallHook | None = None  # set by the Perturb wrapper
+        self.call_hook: CallHook | None = None  # see set_call_hook
         self.np_random: np.random.Generator = seeding.np_random(None)[0]
         self._new_episode()
 
@@ -127,7 +134,17 @@ class EpisodeCore(ABC):
         self.final_answer: str | None = None
         self.user_turns: list[UserTurn] = []
         self.turn_steps = 0  # the agent's steps since the user last spoke
-        self.limits: list[str] = []  # the limits this episode reached
+        self.limits: list[Limit] = []  # the limits this episode reached
+        self.outcome: tuple[bool, bool] | None = None  # (terminated, truncated) once the episode ended
+        self._step_from = 0  # calls[_step_from:] are the ones the current step made
+
+    def set_call_hook(self, hook: CallHook | None) -> None:
+        """Install the hook asked at reset and around every call (None removes it); see `CallHook`."""
+        self.call_hook = hook
+
+    def _begin_step(self) -> None:
+        """A step starts: the calls it makes are recorded from here (``info["calls"]``)."""
+        self._step_from = len(self.calls)
 
     async def reset(
         self,
@@ -195,8 +212,18 @@ class EpisodeCore(ABC):
         return int(value)
 
     def _counts(self) -> dict[str, Any]:
-        """The ``info`` entries every environment reports (and ``user`` when there is one)."""
-        out = {"messages": list(self.messages), "step": self.steps, **self.counters, "limits": list(self.limits)}
+        """The ``info`` entries every environment reports (and ``user`` when there is one).
+
+        ``messages`` is a view of the conversation so far, made in O(1) (the list only grows
+        within an episode; see `Conversation`); ``calls`` the records of this step's calls.
+        """
+        out = {
+            "messages": Conversation(self.messages),
+            "calls": tuple(self.calls[self._step_from :]),
+            "step": self.steps,
+            **self.counters,
+            "limits": list(self.limits),
+        }
         if self.user is not None:
             out["user"] = self._user_info()
         return out
@@ -270,6 +297,11 @@ class EpisodeCore(ABC):
         for err in errors:
             self.calls.append(CallRecord("", None, f"Error: {err}", "invalid", self.steps))
 
+    def _end(self, terminated: bool, truncated: bool) -> None:
+        """The episode is over: no step runs now, and `episode` reports how it ended."""
+        self.done = True
+        self.outcome = (terminated, truncated)
+
     def _assistant_calls(self, parsed: ParsedAction) -> list[ToolCall]:
         """The action's calls with ids (``call_<step>_<i>`` where the agent gave none), logged as its turn."""
         calls = [
@@ -289,6 +321,7 @@ class EpisodeCore(ABC):
     def _record_result(self, call: ToolCall, result: ToolResult, output: str) -> str:
         """Record a call that ran on the server: its status, counters and output (``Error: ...`` if it failed)."""
         self.counters["num_calls"] += 1
+        status: CallStatus
         if result.timed_out:
             status = "timeout"
             self.counters["timeouts"] += 1
@@ -339,6 +372,7 @@ class EpisodeCore(ABC):
             "turn_steps": self.turn_steps,
             "limits": tuple(self.limits),
             "task_cursor": self._task_cursor,
+            "outcome": self.outcome,
         }
 
     def _restore_fields(self, snap: EpisodeSnapshot) -> None:
@@ -354,10 +388,39 @@ class EpisodeCore(ABC):
         self.turn_steps = snap.turn_steps
         self.limits = list(snap.limits)
         self._task_cursor = snap.task_cursor
+        self.outcome = getattr(snap, "outcome", None)  # snapshots pickled before it existed lack it
+        self._step_from = len(self.calls)
         if snap.rng_state is not None:
             rng = np.random.Generator(np.random.PCG64())
             rng.bit_generator.state = copy.deepcopy(dict(snap.rng_state))
             self.np_random = rng
+
+    # -- the episode record ----------------------------------------------------------------------
+
+    @abstractmethod
+    def _episode_task(self) -> Task:
+        """The task of the episode being played (what `Episode.task` reports)."""
+
+    def episode(self, *, terminated: bool | None = None, truncated: bool | None = None) -> Episode:
+        """The episode so far as reward functions see it: its task, calls, conversation, final state.
+
+        Args:
+            terminated: Override how it ended (default: as it ended, or False while it runs).
+            truncated: The same for truncation.
+        """
+        ended = self.outcome or (False, False)
+        return Episode(
+            task=self._episode_task(),
+            calls=tuple(self.calls),
+            messages=tuple(copy.deepcopy(self.messages)),
+            final_answer=self.final_answer,
+            final_fingerprint=self._require_live().state.fingerprint(),
+            terminated=ended[0] if terminated is None else terminated,
+            truncated=ended[1] if truncated is None else truncated,
+            user_turns=tuple(self.user_turns),
+            with_user=self.user is not None,
+            limits=tuple(self.limits),
+        )
 
     @abstractmethod
     async def snapshot(self) -> EpisodeSnapshot:

@@ -8,7 +8,6 @@ episode; the reward is computed from the finished episode.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -19,20 +18,22 @@ from gym_mcp.actions.parsing import ParsedAction, Parser, ToolCall, auto_parser,
 from gym_mcp.actions.schema import check_arguments, openai_tools
 from gym_mcp.env.config import EnvConfig, TaskOrder, TaskSource, coerce_tasks
 from gym_mcp.env.core import OVER, EpisodeCore, EpisodeSnapshot, reward_terms
+from gym_mcp.env.hooks import CallHook
+from gym_mcp.env.reference import reference_fingerprint
 from gym_mcp.env.sync import SyncEnv
+from gym_mcp.env.tools import ToolView
+from gym_mcp.episode import RewardFn
 from gym_mcp.errors import ConfigError, StateError, TaskError
 from gym_mcp.live.connection import ToolResult
 from gym_mcp.live.pool import ServerPool
 from gym_mcp.live.runner import run_sync
 from gym_mcp.live.server import LiveServer, ServerSource, Transport
 from gym_mcp.live.sources import bundled_source
-from gym_mcp.rewards.episode import Episode, RewardFn
 from gym_mcp.rewards.outcome import completion, state_match
 from gym_mcp.state.base import StateBackend
-from gym_mcp.tasks import Task, reference_fingerprint
+from gym_mcp.tasks import Task
 from gym_mcp.tasks.dialogue import confirmation_note
-from gym_mcp.users import UserSpec, make_user
-from gym_mcp.wrappers.tools import ToolView
+from gym_mcp.users import User, UserSpec, make_user
 
 __all__ = ["AsyncMCPEnv", "MCPEnv", "MCPEpisodeSnapshot"]
 
@@ -140,12 +141,17 @@ class AsyncMCPEnv(EpisodeCore):
     @property
     def tools(self) -> list[dict[str, Any]]:
         """The agent's tools in OpenAI function format (with the task's distractor tools, if any)."""
+        tools = self._own_tools()
+        return tools if self.call_hook is None else self.call_hook.present_tools(tools)
+
+    def _own_tools(self) -> list[dict[str, Any]]:
+        """The tools before a hook presents them: the view's, and the task's distractors."""
         extra = self.task.metadata.get("distractor_tools") or []
         tools = list(self._openai_tools)
         if extra:
             names = {t["function"]["name"] for t in self._openai_tools}
             tools += [t for t in extra if t.get("function", {}).get("name") not in names]
-        return tools if self.call_hook is None else self.call_hook.present_tools(tools)
+        return tools
 
     async def _ensure_live(self) -> LiveServer:
         if self.live is None or self.live.closed:
@@ -190,7 +196,12 @@ class AsyncMCPEnv(EpisodeCore):
         initial = self.source.initial_snapshot(task.data_seed)
         live.state.restore(initial)
         self.initial_fingerprint = live.state.fingerprint_of(initial)  # cached: restores are exact
-        return self._clip(self._opening(task)), self.info()
+        opening = self._opening(task)
+        if self.call_hook is not None:  # the hook shows its own instruction; the conversation records it
+            self.call_hook.start(task, self._own_tools(), self.view.tools)
+            opening = self.call_hook.present_instruction(opening)
+            self.messages[0]["content"] = opening  # no view of this episode's messages was given out yet
+        return self._clip(opening), self.info()
 
     def _check_reference(self, task: Task, live: LiveServer) -> None:
         """Refuse a task whose reference calls name tools the server lacks (its reward could not be judged)."""
@@ -236,6 +247,7 @@ class AsyncMCPEnv(EpisodeCore):
         Returns:
             ``(observation, reward, terminated, truncated, info)``.
         """
+        self._begin_step()
         if self.done:
             return OVER, 0.0, True, False, self.info()
         self.steps += 1
@@ -262,13 +274,13 @@ class AsyncMCPEnv(EpisodeCore):
         reward = 0.0
         info = self.info()
         if terminated or truncated:
-            self.done = True
+            self._end(terminated, truncated)
             if self.task.expected_fingerprint is None and self.task.reference_calls:
                 fingerprint = await reference_fingerprint(
                     self.task, self.source, self.pool, self.view.server_name, call_timeout=self.config.call_timeout
                 )
                 self.task = Task.from_dict({**self.task.to_dict(), "expected_fingerprint": fingerprint})
-            episode = self.episode(terminated=terminated, truncated=truncated)
+            episode = self.episode()
             reward = float(self.reward_fn(episode))
             info["reward_terms"] = {**reward_terms(self.reward_fn, episode), "reward": reward}
             info["final_fingerprint"] = episode.final_fingerprint
@@ -276,19 +288,8 @@ class AsyncMCPEnv(EpisodeCore):
                 info["state_match"] = episode.final_fingerprint == self.task.expected_fingerprint
         return self._clip(observation), reward, terminated, truncated, info
 
-    def episode(self, *, terminated: bool, truncated: bool) -> Episode:
-        """The episode so far, as reward functions see it."""
-        return Episode(
-            task=self.task,
-            calls=tuple(self.calls),
-            messages=tuple(copy.deepcopy(self.messages)),
-            final_answer=self.final_answer,
-            final_fingerprint=self.state.fingerprint(),
-            terminated=terminated,
-            truncated=truncated,
-            user_turns=tuple(self.user_turns),
-            with_user=self.user is not None,
-        )
+    def _episode_task(self) -> Task:
+        return self.task
 
     # -- actions -------------------------------------------------------------------------------
 
@@ -361,12 +362,11 @@ class AsyncMCPEnv(EpisodeCore):
         return self._record_result(call, result, output)
 
     def _clip_output(self, text: str) -> str:
-        limit = self.config.max_observation_chars // 2
-        if len(text) <= limit:
-            return text
-        return text[:limit] + f"... [cut: {len(text) - limit} more characters]"
+        """One tool result as the conversation records it: at most ``max_observation_chars``."""
+        return self._clip(text)
 
     def _clip(self, text: str) -> str:
+        """An observation: at most ``max_observation_chars``, the cut said at the end."""
         limit = self.config.max_observation_chars
         if len(text) <= limit:
             return text
@@ -502,6 +502,19 @@ class MCPEnv(SyncEnv[AsyncMCPEnv]):
         self._attach(core, render_mode, max_observation_chars, max_action_chars)
         run_sync(self.core._ensure_live())
 
+    @classmethod
+    def from_async(cls, env: AsyncMCPEnv, *, render_mode: str | None = None) -> MCPEnv:
+        """The Gymnasium face of an `AsyncMCPEnv` built by hand: both drive the same server and episode.
+
+        Args:
+            env: The async environment (its settings, tasks, user and server are kept).
+            render_mode: ``"ansi"`` to render the conversation as text.
+        """
+        made = cls.__new__(cls)
+        made._attach(env, render_mode, env.config.max_observation_chars, env.config.max_action_chars)
+        run_sync(env._ensure_live())
+        return made
+
     @property
     def state(self) -> StateBackend:
         """The live server's state backend (fingerprint, snapshot, diff)."""
@@ -526,6 +539,45 @@ class MCPEnv(SyncEnv[AsyncMCPEnv]):
         plays them in this order.
         """
         return tuple(self.core.tasks)
+
+    @property
+    def source(self) -> ServerSource:
+        """Where the environment's server comes from (its launch, its seed states)."""
+        return self.core.source
+
+    @property
+    def user(self) -> User | None:
+        """The simulated user the agent talks to, or None (text then ends the episode)."""
+        return self.core.user
+
+    @property
+    def mcp_tools(self) -> Mapping[str, Tool]:
+        """The MCP tools behind `tools`, by the names the agent sees (hidden ones left out, renamed ones renamed).
+
+        Their annotations (``readOnlyHint``, ...) and ``_meta`` are the server's. A perturbation
+        may show the agent other names (`tools`); calls are recorded under these.
+        """
+        return dict(self.core.view.tools)
+
+    @property
+    def server_tool_names(self) -> frozenset[str]:
+        """Every tool name the server lists, hidden and renamed ones included."""
+        live = self.core.live
+        return frozenset(t.name for t in live.tools) if live is not None else frozenset()
+
+    @property
+    def call_hook(self) -> CallHook | None:
+        """The hook the environment asks at reset and around each call (see `set_call_hook`)."""
+        return self.core.call_hook
+
+    def set_call_hook(self, hook: CallHook | None) -> None:
+        """Install a `CallHook` (None removes it): what wrappers such as `Perturb` use to act on calls.
+
+        The environment asks it, at each reset, what tools and instruction the agent is shown,
+        and, at each call, what the call means and what the agent reads of the result. Forks
+        get the hook's own fork.
+        """
+        self.core.set_call_hook(hook)
 
 
 def _source(

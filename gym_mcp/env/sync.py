@@ -14,8 +14,10 @@ import gymnasium as gym
 
 from gym_mcp.env.core import EpisodeCore, EpisodeSnapshot
 from gym_mcp.env.spaces import UnicodeText
+from gym_mcp.episode import Episode
 from gym_mcp.errors import ConfigError
 from gym_mcp.live.runner import run_sync
+from gym_mcp.live.server import LiveServer
 
 __all__ = ["SyncEnv"]
 
@@ -113,6 +115,24 @@ class SyncEnv(gym.Env[str, Any], Generic[CoreT]):
         """The agent's tools in OpenAI function format."""
         tools: list[dict[str, Any]] = self.core.tools  # type: ignore[attr-defined]
         return tools
+
+    @property
+    def live(self) -> LiveServer | None:
+        """The warm server this environment holds (its connection and state), or None before one is taken."""
+        return self.core.live
+
+    @property
+    def counters(self) -> dict[str, int]:
+        """This episode's counters as ``info`` reports them (``num_calls``, ``invalid_calls``, ..., ``step``)."""
+        return {**self.core.counters, "step": self.core.steps}
+
+    def episode(self) -> Episode:
+        """The episode so far, as reward functions see it (the finished `Episode` once it ended).
+
+        Its ``calls`` are every attempted call's `CallRecord`, ``terminated``/``truncated`` say
+        how it ended (both False while it runs), ``limits`` which limits it reached.
+        """
+        return self.core.episode()
 
     def snapshot(self) -> EpisodeSnapshot:
         """The whole episode now: server state + conversation + counters + RNG and task order position."""

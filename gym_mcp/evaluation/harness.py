@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 
+from gym_mcp.env.sync import SyncEnv
 from gym_mcp.errors import ConfigError
 from gym_mcp.policies.base import Policy
 from gym_mcp.rewards.prove import efficiency_budget
@@ -128,7 +129,10 @@ def _play(
             action = policy.act(obs, info)
             obs, r, terminated, truncated, info = env.step(action)
             reward = float(r)
-        core = env.unwrapped.core  # type: ignore[attr-defined]
+        inner = env.unwrapped
+        if not isinstance(inner, SyncEnv):
+            raise ConfigError(f"{env_id} is not a gym-mcp environment ({type(inner).__name__})")
+        episode = inner.episode()
         terms = dict(info.get("reward_terms", {}))
         scorable = _scorable(info)
         return {
@@ -146,16 +150,16 @@ def _play(
             "replayed_fingerprint": scorable and _judged_on_state(info) and task.expected_fingerprint is None,
             "terms": terms,
             "steps": info["step"],
-            "num_calls": sum(1 for c in core.calls if c.name),
+            "num_calls": sum(1 for c in episode.calls if c.name),
             "invalid_calls": info["invalid_calls"],
             "tool_errors": info["tool_errors"],
             "executed_calls": info["num_calls"],
             # the reward's own budget (its b) when it reports one, else PROVE's default b = 0.5
             "budget": int(terms.get("budget", efficiency_budget(task))),
             "truncated": truncated,
-            "final_answer": core.final_answer,
-            "calls": [c.to_dict() for c in core.calls],
-            "messages": info["messages"],
+            "final_answer": episode.final_answer,
+            "calls": [c.to_dict() for c in episode.calls],
+            "messages": list(info["messages"]),
             "user": info.get("user"),
             "failed_by": failed_by(info, terms) if scorable else None,
             "perturbations": list(info.get("perturbations", [])),

@@ -6,10 +6,9 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from gym_mcp.episode import shown_call
 from gym_mcp.policies.base import Policy
 from gym_mcp.tasks import Task
-from gym_mcp.tasks.replay import shown_call
-from gym_mcp.wrappers.perturbation import TRANSIENT_MARKER
 
 __all__ = ["NoopPolicy", "RandomPolicy", "ReferencePolicy", "ScriptedPolicy"]
 
@@ -52,7 +51,8 @@ class ReferencePolicy(Policy):
                 self._sent = True
                 return [dict(c) for c in self._turns[turn]]
             return "Done."
-        if self._last is not None and observation.startswith("Error") and TRANSIENT_MARKER in observation:
+        calls = info.get("calls") or ()  # the records of the step just taken
+        if self._last is not None and calls and calls[-1].transient:
             return self._last  # a careful agent retries a call that failed transiently
         self._last = self._queue.pop(0) if self._queue else None
         if isinstance(self._last, dict) and info.get("perturbations"):

@@ -30,9 +30,9 @@ Modules: `episode` (what reward functions see), `outcome` (final state and answe
 
 from __future__ import annotations
 
+from gym_mcp.episode import CallRecord, Episode, RewardFn, UserTurn
 from gym_mcp.rewards.composite import CompositeReward, all_terms
 from gym_mcp.rewards.dialogue import asked_needlessly, asked_when_needed, unconfirmed_actions
-from gym_mcp.rewards.episode import CallRecord, Episode, RewardFn, UserTurn
 from gym_mcp.rewards.outcome import answer_match, completion, state_match, success
 from gym_mcp.rewards.prove import (
     abstention,

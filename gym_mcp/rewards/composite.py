@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
+from gym_mcp.episode import Episode
 from gym_mcp.errors import ConfigError
 from gym_mcp.rewards.dialogue import asked_needlessly, asked_when_needed, unconfirmed_actions
-from gym_mcp.rewards.episode import Episode
 from gym_mcp.rewards.outcome import answer_match, state_match, success
 from gym_mcp.rewards.prove import (
     abstention,

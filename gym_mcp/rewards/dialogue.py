@@ -13,7 +13,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from gym_mcp.rewards.episode import Episode
+from gym_mcp.episode import Episode
 
 __all__ = ["asked_needlessly", "asked_when_needed", "dialogue_ok", "same_value", "unconfirmed_actions"]
 

@@ -13,8 +13,8 @@ import string
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from gym_mcp.episode import Episode
 from gym_mcp.rewards.dialogue import dialogue_ok
-from gym_mcp.rewards.episode import Episode
 
 __all__ = ["abstention", "answer_match", "completion", "state_match", "success"]
 

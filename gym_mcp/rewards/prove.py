@@ -10,7 +10,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from gym_mcp.rewards.episode import CallRecord, Episode
+from gym_mcp.episode import CallRecord, Episode
 from gym_mcp.rewards.outcome import abstention, success
 from gym_mcp.tasks import Task
 

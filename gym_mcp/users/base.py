@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gym_mcp.episode import CallRecord, UserTurn, UserTurnKind
 from gym_mcp.rewards.dialogue import same_value
-from gym_mcp.rewards.episode import CallRecord, UserTurn
 from gym_mcp.tasks import Task
 
 __all__ = ["User", "UserReply", "UserView", "call_done", "progress", "stage_done"]
@@ -33,7 +33,7 @@ class UserReply:
     """
 
     text: str
-    kind: str = "other"
+    kind: UserTurnKind = "other"
     stop: bool = False
     slot: str | None = None
     needless: bool = False

@@ -15,7 +15,6 @@ from gym_mcp.wrappers.static import (
     StrippedEnums,
     Typos,
 )
-from gym_mcp.wrappers.tools import ToolView
 from gym_mcp.wrappers.transition import (
     Latency,
     MalformedResults,
@@ -53,7 +52,6 @@ __all__ = [
     "StaleReads",
     "StrippedEnums",
     "Timeouts",
-    "ToolView",
     "TransientErrors",
     "TruncatedResults",
     "Typos",

@@ -31,11 +31,15 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import gymnasium as gym
+from mcp.types import Tool
 
+from gym_mcp.env.hooks import CallHook
+from gym_mcp.env.mcp import MCPEnv
 from gym_mcp.errors import ConfigError
+from gym_mcp.tasks import Task
 from gym_mcp.wrappers.perturbation import (
     FAMILIES,
     TRANSIENT_MARKER,
@@ -72,7 +76,6 @@ __all__ = [
     "KINDS",
     "MIXES",
     "TRANSIENT_MARKER",
-    "CallHook",
     "Injection",
     "Mix",
     "Perturb",
@@ -105,30 +108,6 @@ KINDS: dict[str, type[Perturbation]] = {
     )
 }
 """Every perturbation kind by name (what a mix's ``kind`` names)."""
-
-
-class CallHook(Protocol):
-    """What an environment asks the wrapper that perturbs it (`Perturb` answers)."""
-
-    def present_tools(self, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The tools the agent is shown for the environment's ``tools``."""
-        ...
-
-    def route_call(self, tool: str, arguments: Any) -> tuple[str, Any]:
-        """The environment's name and arguments for a call the agent made."""
-        ...
-
-    def before_call(self, tool: str, arguments: Any) -> str | None:
-        """An error text to return instead of calling the server, or None to call it."""
-        ...
-
-    def after_call(self, tool: str, arguments: Any, output: str, is_error: bool) -> str:
-        """The text the agent reads for the server's ``output``."""
-        ...
-
-    def fork(self) -> CallHook:
-        """A copy for a forked environment."""
-        ...
 
 
 @dataclass
@@ -165,23 +144,46 @@ class Mix:
         return [p.kind for p in self.perturbations]
 
 
-class PerturbHook:
+class PerturbHook(CallHook):
     """The `CallHook` an environment asks during one perturbed episode (made by `Perturb`).
 
     It holds the episode's drawn perturbations, the tools they show and what they did; a forked
     environment gets a copy (`fork`), so forks of a perturbed episode stay perturbed the same way.
+
+    Args:
+        active: The perturbations drawn for the episode.
+        rng: The episode's generator (the draw of ``active`` came from it too).
     """
 
-    def __init__(self, seed: int = 0) -> None:
-        self.active: list[Perturbation] = []
-        self.episode = EpisodeContext(random.Random(seed))
-        self.shown: list[dict[str, Any]] | None = None  # None: the environment's own tools (while it resets)
+    def __init__(self, active: Sequence[Perturbation] = (), rng: random.Random | None = None) -> None:
+        self.active: list[Perturbation] = list(active)
+        self.episode = EpisodeContext(rng or random.Random(0))
+        self.shown: list[dict[str, Any]] | None = None  # None: the environment's own tools (before start)
         self.calls = 0
+
+    def start(self, task: Task, tools: list[dict[str, Any]], server_tools: Mapping[str, Tool]) -> None:
+        """Begin the episode: start every perturbation, then let each rewrite the tools shown."""
+        self.episode = EpisodeContext(
+            self.episode.rng,
+            read_only=frozenset(name for name, tool in server_tools.items() if _read_only(tool)),
+            values=task_values(task.instruction, task.argument_values()),
+            needed=frozenset(str(c.get("name", "")) for c in task.reference_calls),
+        )
+        for perturbation in self.active:
+            perturbation.start(self.episode)
+        for perturbation in self.active:
+            tools = perturbation.tools(copy.deepcopy(tools), self.episode)
+        self.shown = tools
+
+    def present_instruction(self, text: str) -> str:
+        """The opening message after every perturbation's ``instruction`` (e.g. typos)."""
+        for perturbation in self.active:
+            text = perturbation.instruction(text, self.episode)
+        return text
 
     def fork(self) -> PerturbHook:
         """An independent copy at this point of the episode (the same draws from here on)."""
-        twin = PerturbHook()
-        twin.active = [p.fork() for p in self.active]
+        twin = PerturbHook([p.fork() for p in self.active])
         rng = random.Random()
         rng.setstate(self.episode.rng.getstate())
         twin.episode = dataclasses.replace(self.episode, rng=rng, injected=list(self.episode.injected))
@@ -190,7 +192,7 @@ class PerturbHook:
         return twin
 
     def present_tools(self, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The episode's perturbed tools (the environment's own while it resets)."""
+        """The episode's perturbed tools (the environment's own before the episode starts)."""
         return tools if self.shown is None else self.shown
 
     def route_call(self, tool: str, arguments: Any) -> tuple[str, Any]:
@@ -245,15 +247,15 @@ class Perturb(gym.Wrapper[Any, Any, Any, Any]):
         seed: int = 0,
     ) -> None:
         super().__init__(env)
-        core = getattr(env.unwrapped, "core", None)
-        if core is None or not hasattr(core, "call_hook") or not hasattr(core, "view"):
+        target = env.unwrapped
+        if not isinstance(target, MCPEnv):
             raise ConfigError("Perturb wraps a gym-mcp environment over MCP servers (gym.make('gym_mcp/...'))")
-        self.core = core
+        self.target = target
         self.mix = perturbations if isinstance(perturbations, Mix) else mix(perturbations)
         self.seed = seed
-        self.hook = PerturbHook(seed)
+        self.hook = PerturbHook(rng=random.Random(seed))
         self._episodes = 0
-        core.call_hook = self.hook
+        target.set_call_hook(self.hook)
 
     @property
     def active(self) -> list[Perturbation]:
@@ -266,36 +268,12 @@ class Perturb(gym.Wrapper[Any, Any, Any, Any]):
         return self.hook.episode.injected
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
-        """Reset the environment, draw the episode's perturbations and apply the static ones."""
+        """Draw the episode's perturbations and reset the environment, which asks them what to show."""
         rng = random.Random(f"perturb:{seed}" if seed is not None else f"perturb:{self.seed}:{self._episodes}")
         self._episodes += 1
-        hook = self.hook = PerturbHook()
-        self.core.call_hook = hook  # the environment's own tools while it resets
-        hook.active = self.mix.draw(rng)
+        self.hook = PerturbHook(self.mix.draw(rng), rng)
+        self.target.set_call_hook(self.hook)  # the environment starts it once the task is chosen
         obs, info = self.env.reset(seed=seed, options=options)
-        core = self.core
-        task = core.task
-        hook.episode = EpisodeContext(
-            rng,
-            read_only=frozenset(name for name, tool in core.view.tools.items() if _read_only(tool)),
-            values=task_values(task.instruction, task.argument_values()),
-            needed=frozenset(str(c.get("name", "")) for c in task.reference_calls),
-        )
-        for perturbation in hook.active:
-            perturbation.start(hook.episode)
-        tools = core.tools
-        for perturbation in hook.active:
-            tools = perturbation.tools(copy.deepcopy(tools), hook.episode)
-        hook.shown = tools
-        opening = core.messages[0]["content"] if core.messages and core.messages[0]["role"] == "user" else None
-        if isinstance(opening, str):
-            text = opening
-            for perturbation in hook.active:
-                text = perturbation.instruction(text, hook.episode)
-            if text != opening:
-                core.messages[0]["content"] = text
-                obs = text if obs == opening else obs
-        info = {**info, "tools": hook.shown, "messages": list(core.messages)}
         return obs, self._with_injections(info)
 
     def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict[str, Any]]:

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gym_mcp.tasks.replay import TRANSIENT_MARKER
+from gym_mcp.episode import TRANSIENT_MARKER
 
 __all__ = ["FAMILIES", "TRANSIENT_MARKER", "EpisodeContext", "Injection", "Perturbation", "as_json", "task_values"]
 
@@ -117,7 +117,7 @@ class Perturbation:
         return None
 
     def after(self, tool: str, arguments: Any, output: str, episode: EpisodeContext) -> str:
-        """The text to show for the server's ``output`` (the call did run)."""
+        """The text to show for the server's ``output`` (the call ran and succeeded: errors are not passed here)."""
         return output
 
     def fork(self) -> Perturbation:

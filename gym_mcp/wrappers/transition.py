@@ -269,7 +269,7 @@ class StaleReads(Perturbation):
 
     def after(self, tool: str, arguments: Any, output: str, episode: EpisodeContext) -> str:
         """The earlier result of the same read, with probability ``p``, when it has changed since."""
-        if tool not in episode.read_only or output.startswith("Error"):
+        if tool not in episode.read_only:  # a write's result; errors never reach `after`
             return output
         key = _key(tool, arguments)
         earlier = self._cache.get(key)

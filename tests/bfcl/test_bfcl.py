@@ -230,8 +230,7 @@ def test_tools_are_bfcls_schemas_and_change_when_bfcl_reveals_functions() -> Non
         assert obs == "I have updated some more functions you can choose from. What about now?"
         assert held_out <= {t["function"]["name"] for t in info["tools"]}
         # The server itself lists them now (a client that re-lists sees the change).
-        core = env.unwrapped.core
-        listed = gym_mcp.live.runner.run_sync(core.live.connection.list_tools())
+        listed = gym_mcp.live.runner.run_sync(env.unwrapped.live.connection.list_tools())
         assert held_out <= {t.name for t in listed}
     finally:
         env.close()
@@ -270,7 +269,7 @@ def test_malformed_actions_are_error_observations() -> None:
         assert obs == "Error during execution: name 'no_such_tool' is not defined"
         obs, *_ = env.step({"name": "ls", "arguments": ["a"]})
         assert obs.startswith("Error during execution:")
-        assert env.unwrapped.core.record == [[[{"no_such_tool": "{}"}], [{"ls": '["a"]'}]]]
+        assert env.unwrapped.record == [[[{"no_such_tool": "{}"}], [{"ls": '["a"]'}]]]
     finally:
         env.close()
 
@@ -289,7 +288,7 @@ def test_fork_mid_episode_gives_independent_episodes() -> None:
         bad_turns = _corrupt(truth[1:], 0, "drop")
         bad, info = _replay(b, bad_turns)
         assert (good, bad) == (1.0, 0.0)
-        assert env.unwrapped.core.turn == 1  # the original is where it was
+        assert env.unwrapped.turn == 1  # the original is where it was
         rest, _ = _replay(env, truth[1:])
         assert rest == 1.0
         for f in (a, b):
@@ -404,7 +403,7 @@ def test_state_fingerprint_diff_and_exact_reset() -> None:
     env = gym.make(gym_mcp.BFCL_ID, category="base", entry="multi_turn_base_0")
     try:
         env.reset()
-        state = env.unwrapped.core.state
+        state = env.unwrapped.state
         start, start_print = state.snapshot(), state.fingerprint()
         env.step({"name": "cd", "arguments": {"folder": "document"}})
         env.step({"name": "mkdir", "arguments": {"dir_name": "temp"}})
@@ -425,7 +424,7 @@ def test_bfcl_keeps_its_own_scripted_turns_as_the_user() -> None:
         first, info = env.reset()
         assert info["user"] == {"name": "bfcl", "turns": 0}
         obs, _, _, _, info = env.step("Which file do you mean?")  # a reply: BFCL's next turn answers it
-        assert obs == env.unwrapped.core.entry["question"][1][0]["content"]
+        assert obs == env.unwrapped.entry["question"][1][0]["content"]
         assert info["user"]["turns"] == 1 and obs != first
     finally:
         env.close()

@@ -185,14 +185,14 @@ def test_custom_reward_function() -> None:
 def test_reset_restores_exact_state_in_a_warm_server() -> None:
     env = MCPEnv("banking", transport="stdio")
     env.reset(seed=0)
-    pid = env.core.live.connection.pid  # type: ignore[union-attr]
+    pid = env.live.connection.pid  # type: ignore[union-attr]
     fp0, digest0 = env.state.fingerprint(), env.state.snapshot().digest
     env.step({"name": "deposit", "arguments": {"account_id": "ACC-1001", "amount": 10.0}})
     assert env.state.fingerprint() != fp0
     env.reset(seed=0)
     assert env.state.fingerprint() == fp0
     assert env.state.snapshot().digest == digest0
-    assert env.core.live.connection.pid == pid  # no respawn  # type: ignore[union-attr]
+    assert env.live.connection.pid == pid  # no respawn  # type: ignore[union-attr]
     env.close()
 
 
@@ -200,14 +200,14 @@ def test_closed_envs_return_warm_servers_to_the_pool() -> None:
     source = counter_source("stdio")
     env = MCPEnv(source)
     env.reset(seed=0)
-    pid = env.core.live.connection.pid  # type: ignore[union-attr]
+    pid = env.live.connection.pid  # type: ignore[union-attr]
     env.close()
     pool = run_sync(_pool())
     launched = pool.launched
     env2 = MCPEnv(source)
     env2.reset(seed=0)
     assert pool.launched == launched  # reused, not spawned
-    assert env2.core.live.connection.pid == pid  # type: ignore[union-attr]
+    assert env2.live.connection.pid == pid  # type: ignore[union-attr]
     env2.close()
 
 
@@ -252,9 +252,9 @@ def test_episode_snapshot_restore_and_fork() -> None:
         # identical at the fork point: state, conversation, counters
         for f in forks:
             assert f.state.fingerprint() == fp
-            assert f.core.messages == env.core.messages
-            assert f.core.counters == env.core.counters
-            assert f.core.live is not env.core.live
+            assert f.episode().messages == env.episode().messages
+            assert f.counters == env.counters
+            assert f.live is not env.live
         # then diverging
         for i, f in enumerate(forks):
             f.step({"name": "deposit", "arguments": {"account_id": "ACC-1001", "amount": float(i + 1)}})
@@ -267,8 +267,8 @@ def test_episode_snapshot_restore_and_fork() -> None:
         env.step({"name": "withdraw", "arguments": {"account_id": "ACC-1001", "amount": 20.0}})
         env.restore(snap)
         assert env.state.fingerprint() == fp
-        assert env.core.steps == snap.steps
-        assert len(env.core.messages) == len(snap.messages)
+        assert env.counters["step"] == snap.steps
+        assert len(env.episode().messages) == len(snap.messages)
     finally:
         for f in forks:
             f.close()

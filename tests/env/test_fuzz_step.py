@@ -33,7 +33,7 @@ def env() -> Iterator[MCPEnv]:
 )
 @given(action=ACTION)
 def test_step_never_raises(env: MCPEnv, action: Any) -> None:
-    before = env.unwrapped.core.counters["invalid_calls"]
+    before = env.unwrapped.counters["invalid_calls"]
     obs, reward, terminated, truncated, info = env.step(action)
     assert isinstance(obs, str) and isinstance(reward, float)
     assert isinstance(terminated, bool) and isinstance(truncated, bool)

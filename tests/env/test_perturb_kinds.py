@@ -101,8 +101,7 @@ def _play(task: Task, perturbation: Perturbation, seed: int) -> dict[str, Any]:
             obs, reward, terminated, truncated, info = env.step(policy.act(str(obs), info))
             seen.append(str(obs))
             done = terminated or truncated
-        core = env.unwrapped.core
-        ok = [{"name": c.name, "arguments": c.arguments} for c in core.calls if c.status == "ok"]
+        ok = [{"name": c.name, "arguments": c.arguments} for c in env.unwrapped.episode().calls if c.status == "ok"]
         return {
             "seen": seen,
             "tools": shown_tools,
@@ -179,11 +178,11 @@ def test_distractors_fail_duplicates_work_and_old_names_are_gone(task: Task) -> 
             {"name": "fetch_balance_v2", "arguments": {"account_id": "ACC-1001"}}
         )  # get_balance's duplicate
         assert json.loads(obs)["account_id"] == "ACC-1001"
-        assert env.unwrapped.core.calls[-1].name == "get_balance"  # recorded under the server's name
+        assert env.unwrapped.episode().calls[-1].name == "get_balance"  # recorded under the server's name
         args = {"from_account_id": "ACC-1001", "to_account_id": "ACC-1002", "amount": 3.0}
         obs, *_ = env.step({"name": "move_funds", "arguments": args})  # transfer_funds, renamed
         assert not obs.startswith("Error"), obs
-        assert env.unwrapped.core.calls[-1].name == "transfer_funds"
+        assert env.unwrapped.episode().calls[-1].name == "transfer_funds"
         assert env.unwrapped.state.fingerprint() != before
     finally:
         env.close()
@@ -311,7 +310,7 @@ def test_forks_of_a_perturbed_episode_stay_perturbed_and_independent(task: Task)
             )
         obs, *_ = forks[0].step({"name": "deposit_op", "arguments": {"account_id": "ACC-1001", "amount": 2.0}})
         assert not obs.startswith("Error"), obs
-        assert forks[0].core.calls[-1].name == "deposit"
+        assert forks[0].episode().calls[-1].name == "deposit"
         assert forks[0].state.fingerprint() != forks[1].state.fingerprint() == env.unwrapped.state.fingerprint()
     finally:
         for fork in forks:

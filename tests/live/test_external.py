@@ -271,7 +271,7 @@ def test_composed_servers_in_one_env(fs_spec: Path) -> None:
         env.step({"name": "bank.deposit", "arguments": {"account_id": "ACC-1001", "amount": 5.0}})
         env.step({"name": "fs.write_file", "arguments": {"path": "receipt.txt", "content": "deposited 5\n"}})
         state = env.unwrapped.state
-        diff = state.diff(env.unwrapped.core.source.initial_snapshot(0), state.snapshot())
+        diff = state.diff(env.unwrapped.source.initial_snapshot(0), state.snapshot())
         assert diff["fs.files"].added == ("receipt.txt",)
         assert len(diff["bank.transactions"].added) == 1
         env.reset(seed=0)

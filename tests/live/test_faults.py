@@ -30,7 +30,7 @@ def _texts(env: MCPEnv) -> list[str]:
 
 
 def _last_status(env: MCPEnv) -> str:
-    return str(env.core.calls[-1].status)
+    return str(env.episode().calls[-1].status)
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -126,7 +126,7 @@ def test_a_server_down_at_reset_is_a_clear_error_not_a_hang(starts: Path) -> Non
     try:
         env.reset(seed=0)
         starts.write_text("1000")
-        env.core.live.connection.kill()  # type: ignore[union-attr]
+        env.live.connection.kill()  # type: ignore[union-attr]
         time.sleep(0.2)
         with pytest.raises(ServerCrashedError, match="could not be restarted"):
             env.reset(seed=0)
@@ -164,7 +164,7 @@ def test_an_oversized_result_is_cut_at_the_transport(transport: str) -> None:
         obs, *_ = env.step({"name": "big_result", "arguments": {"size": 24_000_000}})
         elapsed = time.monotonic() - start
         assert "over the 4 MiB limit" in obs, obs[:300]
-        assert len(obs) <= env.core.config.max_observation_chars
+        assert len(obs) <= env.observation_space.max_length
         assert elapsed < 15, elapsed
         assert _last_status(env) == "tool_error"
         assert len(_texts(env)) == 3  # the connection survived
@@ -245,7 +245,7 @@ def test_kills_at_random_moments_never_escape_step_nor_corrupt_the_state(transpo
                 if terminated or truncated:
                     break
             crashes += info["crashes"]
-            ok = [c for c in env.core.calls if c.status == "ok" and c.name == "add_note"]
+            ok = [c for c in env.episode().calls if c.status == "ok" and c.name == "add_note"]
             assert env.state.fingerprint() == _replay_ok_calls(ok), f"episode {episode}"
     finally:
         killer.stop.set()

@@ -59,7 +59,7 @@ def test_server_killed_mid_episode_is_restarted_with_its_state(transport: str) -
         env.reset(seed=0)
         env.step({"name": "deposit", "arguments": {"account_id": "ACC-1001", "amount": 100.0}})
         fp = env.state.fingerprint()
-        connection = env.core.live.connection  # type: ignore[union-attr]
+        connection = env.live.connection  # type: ignore[union-attr]
         old_pid = connection.pid
         assert old_pid is not None
         connection.kill()
@@ -83,7 +83,7 @@ def test_server_dead_between_episodes_is_restarted_at_reset() -> None:
     env = MCPEnv("banking", transport="stdio")
     try:
         env.reset(seed=0)
-        env.core.live.connection.kill()  # type: ignore[union-attr]
+        env.live.connection.kill()  # type: ignore[union-attr]
         time.sleep(0.2)
         _, info = env.reset(seed=0)
         assert info["server_restarts"] == 1
@@ -176,7 +176,7 @@ def test_a_bundled_http_server_answers_only_its_env() -> None:
     env = MCPEnv("banking", transport="http")
     try:
         env.reset(seed=0)
-        url = env.core.live.connection._url  # type: ignore[union-attr]
+        url = env.live.connection._url  # type: ignore[union-attr]
         assert url is not None
         body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
         headers = {"Accept": "application/json, text/event-stream"}

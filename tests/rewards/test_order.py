@@ -164,8 +164,8 @@ def _play(env: Any, server: str, task: Task, kind: str, calls: Sequence[Call], a
         assert not (terminated or truncated), (task.id, kind)
     _, reward, terminated, _, info = env.step(answer)
     assert terminated, (task.id, kind)
-    core = env.unwrapped.core
-    episode: Episode = core.episode(terminated=True, truncated=False)
+    episode: Episode = env.unwrapped.episode()
+    assert episode.terminated and not episode.truncated
     passed = success(episode)
     assert info["reward_terms"]["success"] == float(passed)
     assert reward == pytest.approx(GROUNDED(episode))
@@ -180,7 +180,7 @@ def _episodes(server: str) -> list[Played]:
     env = gym.make(gym_mcp.env_id(server), reward=GROUNDED, max_steps=16)
     try:
         env.reset(seed=0)
-        tools = env.unwrapped.core.live.tools
+        tools = env.unwrapped.live.tools
         writes = {t.name for t in tools if (t.meta or {}).get("gym_mcp/kind") == "write"}
         played: list[Played] = []
         for task in tasks:

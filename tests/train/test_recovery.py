@@ -31,15 +31,14 @@ def test_the_bad_call_is_rejected_and_the_reference_still_reaches_the_expected_s
             made = recovery_conversation(env, task, 3, seed=1)
             assert made is not None, task.id
             messages, tools, bad = made
-            core = env.unwrapped.core
-            assert core.state.fingerprint() == task.expected_fingerprint  # the fix, then the rest, got there
+            assert env.unwrapped.state.fingerprint() == task.expected_fingerprint  # the fix, then the rest, got there
             assert messages[bad]["role"] == "assistant" and messages[bad + 1]["role"] == "tool"
             error = messages[bad + 1]["content"]
             assert error.startswith("Error")
             kinds |= {k for k in ("unknown tool", "missing required", "unknown argument") if k in error}
             fixed = messages[bad + 2]["tool_calls"][0]["function"]
             assert fixed["name"] in {c["name"] for c in task.reference_calls}
-            assert [c.status for c in core.calls].count("ok") == len(task.reference_calls)
+            assert [c.status for c in env.unwrapped.episode().calls].count("ok") == len(task.reference_calls)
             assert {t["function"]["name"] for t in tools} >= {c["name"] for c in task.reference_calls}
     finally:
         env.close()

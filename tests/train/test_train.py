@@ -403,7 +403,7 @@ def test_forked_group_starts_mid_episode_and_learns_only_sampled_tokens(tiny: Pa
     env = gym.make("gym_mcp/Banking-v0", max_steps=3)
     try:
         group = rollout_group(model, tokenizer, env, TASK, 3, fork_after=1, max_new_tokens=8, seed=1)
-        parent_calls = len(env.unwrapped.core.calls)
+        parent_calls = len(env.unwrapped.episode().calls)
     finally:
         env.close()
     assert len(group) == 3

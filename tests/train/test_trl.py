@@ -92,7 +92,7 @@ def test_tool_methods_are_typed_documented_and_bad_arguments_come_back_as_errors
         result = getattr(tool_env, call["name"])(**call["arguments"])
         assert not result.startswith("Error") and json.loads(result)
         assert [h[0] for h in tool_env.history] == ["set_card_limit"] * 3 + ["list_transactions", "set_card_limit"]
-        assert env.unwrapped.core.counters["invalid_calls"] == 3
+        assert env.unwrapped.counters["invalid_calls"] == 3
         reward = tool_env.get_reward()  # closes the open episode with a final answer
         assert reward == tool_env.reward_terms["reward"]
         assert tool_env.reward_terms["state_match"] == 1.0 and 0.0 < reward < 1.0  # right state, 4 wasted calls

@@ -35,7 +35,7 @@ def test_llm_user_episode_against_a_served_model(served: str, tmp_path: Path) ->
             if done:
                 break
         assert done  # the user stopped, or its turns ran out
-        turns = env.unwrapped.core.user_turns
+        turns = env.unwrapped.episode().user_turns
         assert 1 <= len(turns) <= 3 and info["user"]["turns"] == len(turns)
         assert sum(info["user"]["guards"].values()) == sum(len(t.guards) for t in turns)
         assert "reward_terms" in info and info["reward_terms"]["success"] == 0.0  # nothing was transferred

@@ -12,7 +12,8 @@ import pytest
 import gym_mcp  # noqa: F401  (registers the environments)
 from gym_mcp import MCPEnv
 from gym_mcp.errors import ConfigError
-from gym_mcp.tasks import Task, replay
+from gym_mcp.replay import replay
+from gym_mcp.tasks import Task
 from gym_mcp.users import FALLBACK, LLMUser, User, UserReply, UserView, make_user
 from tests.helpers import CraftedChat, chat_body
 
@@ -106,7 +107,7 @@ def test_reference_dialogue_completes_the_task(env: MCPEnv) -> None:
     assert info["reward_terms"]["success"] == 1.0
     assert info["reward_terms"]["unconfirmed_actions"] == 0.0
     assert info["user"]["kinds"] == {"revise": 1, "confirm": 1, "reveal": 1, "stop": 1}
-    assert env.unwrapped.core.done
+    assert env.unwrapped.episode().terminated
 
 
 def test_acting_without_confirmation_fails_even_when_the_state_matches(env: MCPEnv) -> None:
@@ -167,7 +168,7 @@ def test_fork_mid_dialogue_keeps_the_user_turns(env: MCPEnv) -> None:
         assert obs == "Yes, please go ahead."  # the revision happened before the fork
         obs, *_ = b.step(ASK_200)
         assert obs.startswith("No, that's not right")
-        assert len(env.unwrapped.core.user_turns) == 1
+        assert len(env.unwrapped.episode().user_turns) == 1
     finally:
         for f in forks:
             f.close()
@@ -241,7 +242,7 @@ def test_llm_user_guards_fire_and_no_episode_raises(
         _, info, seen = play(env, dialogue_task(), [ASK_150])
         assert seen[1] == final
         assert info["user"]["guards"].get(guard, 0) >= 1
-        turn = env.unwrapped.core.user_turns[-1]
+        turn = env.unwrapped.episode().user_turns[-1]
         assert guard in turn.guards
     finally:
         env.close()
@@ -256,7 +257,7 @@ def test_llm_user_early_stop_kept_after_retries_is_the_users(endpoint: tuple[str
     env = MCPEnv("banking", user=LLMUser(url, max_retries=2))
     try:
         _, info, _ = play(env, dialogue_task(), [ASK_150])
-        assert env.unwrapped.core.done
+        assert env.unwrapped.episode().terminated
         assert info["user"]["stopped"] and info["user"]["guards"] == {"early_stop": 3}
         assert info["reward_terms"]["success"] == 0.0
     finally:
@@ -269,7 +270,7 @@ def test_llm_user_turns_are_classified(endpoint: tuple[str, type[CraftedChat]]) 
     env = MCPEnv("banking", user=LLMUser(url))
     try:
         _, info, _ = play(env, dialogue_task(), [ASK_150, TRANSFER, "It is done."])
-        assert [t.kind for t in env.unwrapped.core.user_turns] == ["confirm", "reveal"]
+        assert [t.kind for t in env.unwrapped.episode().user_turns] == ["confirm", "reveal"]
         assert info["user"]["guards"] == {}
     finally:
         env.close()
