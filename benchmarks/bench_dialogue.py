@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import base_parser, table, write_result
 
 from gym_mcp import MCPEnv
-from gym_mcp.replay import play
+from gym_mcp.playback import play
 from gym_mcp.synth import SynthConfig, synthesize
 from gym_mcp.tasks import DIALOGUE_KINDS
 from gym_mcp.users import LLMUser

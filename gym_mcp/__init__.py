@@ -67,7 +67,7 @@ _EXPORTS: dict[str, str] = {
     "load_spec": "gym_mcp.live.spec",
     "load_tasks": "gym_mcp.tasks.task",
     "make_external_env": "gym_mcp.env.external",
-    "replay": "gym_mcp.replay",
+    "replay": "gym_mcp.playback",
     "save_tasks": "gym_mcp.tasks.task",
     "state_match": "gym_mcp.rewards.outcome",
 }
@@ -208,7 +208,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the lazy names, imported eagerl
     from gym_mcp.live.server import LiveServer, ServerSource
     from gym_mcp.live.sources import BundledSource, ComposedSource, ExternalSource
     from gym_mcp.live.spec import ServerSpec, load_spec
-    from gym_mcp.replay import replay
+    from gym_mcp.playback import replay
     from gym_mcp.rewards.outcome import state_match
     from gym_mcp.state.base import GroupDiff, Snapshot, StateBackend, StateDiff
     from gym_mcp.state.composite import CompositeState

@@ -34,7 +34,7 @@ from gym_mcp.env import MCPEnv
 from gym_mcp.errors import SynthError
 from gym_mcp.live import BundledSource, ComposedSource, CompositionSource, ServerSource, bundled_source
 from gym_mcp.live.spec import ServerSpec, is_spec_file, load_spec
-from gym_mcp.replay import replay
+from gym_mcp.playback import replay
 from gym_mcp.state import CompositeState, DirectoryState, Snapshot
 from gym_mcp.synth.config import IRRELEVANT_REQUESTS, SynthConfig, SynthResult
 from gym_mcp.synth.graph import EntityPools, ToolGraph, ToolSpec, cache_dir, kit_tools, schema_hash, shape, tool_specs

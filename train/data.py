@@ -23,8 +23,8 @@ import gymnasium as gym
 from gym_mcp.env.mcp import MCPEnv
 from gym_mcp.episode import shown_call
 from gym_mcp.errors import ConfigError
+from gym_mcp.playback import replay
 from gym_mcp.policies.prompt import PromptFormat, prompt_format
-from gym_mcp.replay import replay
 from gym_mcp.state.base import StateBackend
 from gym_mcp.tasks import Task
 

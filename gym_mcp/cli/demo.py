@@ -21,7 +21,7 @@ import gymnasium as gym
 from gym_mcp import env_id
 from gym_mcp.cli.args import positive
 from gym_mcp.env.mcp import MCPEnv
-from gym_mcp.replay import replay
+from gym_mcp.playback import replay
 from gym_mcp.servers import BUNDLED
 from gym_mcp.tasks import Task
 

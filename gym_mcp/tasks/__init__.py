@@ -1,6 +1,6 @@
 """Tasks: the `Task` type, its simulated user (`UserScenario`), and JSONL load/save.
 
-Playing a task through an environment (`play`, `replay`) lives in `gym_mcp.replay`, above the
+Playing a task through an environment (`play`, `replay`) lives in `gym_mcp.playback`, above the
 environments it drives.
 """
 

@@ -26,7 +26,7 @@ from gym_mcp import BundledSource, Launch, LiveConnection, SQLiteState, Task, fr
 from gym_mcp.errors import ConfigError, ServerStartError, StateError
 from gym_mcp.live.session_server import SESSION_HEADER, SNAPSHOT_HEADER, SessionHost
 from gym_mcp.live.sessions import SessionsSource, SessionState
-from gym_mcp.replay import replay
+from gym_mcp.playback import replay
 from gym_mcp.servers import get_kit
 
 TOKEN = "sessions-test-token-1"

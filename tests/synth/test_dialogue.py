@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from gym_mcp import MCPEnv
-from gym_mcp.replay import play
+from gym_mcp.playback import play
 from gym_mcp.synth import SynthConfig, synthesize
 from gym_mcp.tasks import DIALOGUE_KINDS, Task, load_tasks, save_tasks
 

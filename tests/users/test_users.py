@@ -12,7 +12,7 @@ import pytest
 import gym_mcp  # noqa: F401  (registers the environments)
 from gym_mcp import MCPEnv
 from gym_mcp.errors import ConfigError
-from gym_mcp.replay import replay
+from gym_mcp.playback import replay
 from gym_mcp.tasks import Task
 from gym_mcp.users import FALLBACK, LLMUser, User, UserReply, UserView, make_user
 from tests.helpers import CraftedChat, chat_body
