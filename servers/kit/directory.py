@@ -17,7 +17,7 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
-from gym_mcp.servers.kit.server import ToolInfo
+from gym_mcp.servers.kit.registry import ToolInfo
 
 __all__ = ["DirectoryKit", "EntityTables"]
 
