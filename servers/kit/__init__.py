@@ -3,8 +3,8 @@
 A server is a package that defines only its domain: SQLAlchemy models, a ``seed(db, rng)``
 function that fills an empty database deterministically from a `random.Random`, and the tools
 with their business rules. The kit does the rest: a session per call (commit on success, roll
-back on any error), JSON results, the tool list with schemas, the database and the command
-line.
+back on any error), results as JSON text and structured content, the tool list with schemas,
+the database and the command line.
 
 ``models.py``: the tables. `string_id` and `volatile_timestamp` declare the common columns;
 columns marked volatile (wall-clock times, random tokens) are left out of state fingerprints::

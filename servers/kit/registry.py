@@ -6,11 +6,16 @@ reads: the text becomes the tool description and each ``Args:`` entry that param
 description in the JSON schema. `ToolRegistry` checks and records the declarations
 (`ToolInfo`); `build_server` turns them into a live `MCPServer`, given how a call runs its body
 (`CallFn`: a session per call for `ServerKit`, a lock on the folder for the filesystem server).
+
+A result goes out twice, as the MCP spec asks of a tool with structured output: as JSON text
+(what the gym and the model read) and, for an object or a list, as ``structuredContent`` (see
+`tool_result`).
 """
 
 from __future__ import annotations
 
 import functools
+import importlib.metadata
 import inspect
 import json
 import re
@@ -23,7 +28,7 @@ from typing import Annotated, Any
 
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, ContentBlock, TextContent, ToolAnnotations
 from pydantic import Field
 
 __all__ = [
@@ -33,10 +38,11 @@ __all__ = [
     "ToolRegistry",
     "bind_tool",
     "build_server",
+    "server_version",
     "split_docstring",
     "to_jsonable",
     "tool_meta",
-    "tool_text",
+    "tool_result",
 ]
 
 ToolFn = Callable[..., Any]
@@ -222,18 +228,32 @@ def tool_meta(info: ToolInfo) -> dict[str, Any]:
     return meta
 
 
-def tool_text(value: Any) -> str:
-    """A tool's JSON-ready return value as the text the client gets: compact JSON.
+def tool_result(value: Any) -> CallToolResult:
+    """A tool's JSON-ready return value as the client gets it: JSON text, and structured content for data.
+
+    The text is compact JSON, byte for byte what the gym and the synthesizer read. An object
+    is also sent as ``structuredContent``; a list as ``{"result": [...]}``, because MCP
+    requires structured content to be an object and that is the wrapping the SDK's
+    `MCPServer` gives a tool whose output is not one. A string, number, boolean or null is
+    no structured data: it goes as text only. The structured content is read back from the
+    text, so that it equals ``json.loads(text)`` exactly (keys as JSON writes them, a lone
+    surrogate replaced the same way).
 
     Args:
         value: What the tool returned, made JSON-ready (see `to_jsonable`).
 
     Returns:
-        The text of the ``tools/call`` result.
+        The ``tools/call`` result.
     """
     text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
     # A lone surrogate cannot be written as UTF-8 (over stdio it would kill the server).
-    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    content: list[ContentBlock] = [TextContent(type="text", text=text)]
+    if isinstance(value, dict):
+        return CallToolResult(content=content, structured_content=json.loads(text))
+    if isinstance(value, list | tuple):
+        return CallToolResult(content=content, structured_content={"result": json.loads(text)})
+    return CallToolResult(content=content)
 
 
 def bind_tool(info: ToolInfo, call: CallFn) -> tuple[Callable[..., Any], str]:
@@ -260,17 +280,33 @@ def bind_tool(info: ToolInfo, call: CallFn) -> tuple[Callable[..., Any], str]:
             annotation = Annotated[annotation, Field(description=doc)]
         params.append(p.replace(annotation=annotation))
 
-    def run(kwargs: dict[str, Any]) -> str:
-        return tool_text(call(fn, kwargs))
+    def run(kwargs: dict[str, Any]) -> CallToolResult:
+        return tool_result(call(fn, kwargs))
 
     @functools.wraps(fn)
-    async def handler(**kwargs: Any) -> str:
+    async def handler(**kwargs: Any) -> CallToolResult:
         # A cancelled call (timeout) returns at once; a hung body is left to finish in its thread.
         return await anyio.to_thread.run_sync(run, kwargs, abandon_on_cancel=True)
 
     del handler.__wrapped__  # the schema comes from the signature below, not from fn
+    # The return annotation stays `str`: with `structured_output=False` the SDK publishes no
+    # output schema whatever it says, and a `CallToolResult` returned is sent as it is.
     handler.__signature__ = sig.replace(parameters=params, return_annotation=str)  # type: ignore[attr-defined]
     return handler, description
+
+
+@functools.cache
+def server_version() -> str:
+    """The version the bundled servers give in their ``serverInfo``: the installed gym-mcp's.
+
+    Read from the package metadata, not from ``gym_mcp.__version__``: importing the ``gym_mcp``
+    package from here would tie the servers to the whole gym in the import graph (its
+    ``register_envs`` imports Gymnasium), which the servers' walls forbid.
+    """
+    try:
+        return importlib.metadata.version("gym-mcp")
+    except importlib.metadata.PackageNotFoundError:  # a source tree on sys.path, not installed
+        return "0+unknown"
 
 
 def build_server(
@@ -293,7 +329,9 @@ def build_server(
     Returns:
         An `MCPServer` exposing the tools, ready for any transport.
     """
-    server: MCPServer = MCPServer(name, instructions=instructions, log_level="WARNING", **(auth or {}))
+    server: MCPServer = MCPServer(
+        name, instructions=instructions, version=server_version(), log_level="WARNING", **(auth or {})
+    )
     for info in tools:
         handler, description = bind_tool(info, call)
         server.add_tool(
@@ -304,6 +342,8 @@ def build_server(
                 read_only_hint=not info.write, destructive_hint=info.write, idempotent_hint=not info.write
             ),
             meta=tool_meta(info),
+            # No output schema: tools/list stays as it was (the structured content is sent all
+            # the same, by `tool_result`), and the SDK does not validate results against one.
             structured_output=False,
         )
     return server
