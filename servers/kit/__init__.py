@@ -48,8 +48,9 @@ from outside, so nothing the agent can call reaches them.
 The kit's rooms: ``database.py`` (`ServerKit`, a server over a database), ``directory.py``
 (`DirectoryKit`, a server over a folder), ``registry.py`` (`ToolRegistry` and `build_server`:
 tools declared, then served by any MCP transport), ``http.py`` (serving over HTTP, bearer
-tokens), ``rules.py`` (the tool helpers) and ``columns.py`` (the column helpers). Outside the
-servers, import the names from this package, not from its modules.
+tokens), ``rules.py`` (the tool helpers), ``columns.py`` (the column helpers) and
+``people.py`` (names and unique addresses for seed data). Outside the servers, import the names
+from this package, not from its modules.
 """
 
 from __future__ import annotations
@@ -71,12 +72,14 @@ from gym_mcp.servers.kit.http import (
     serve_http,
     serving_folder,
 )
+from gym_mcp.servers.kit.people import NamePool, unique_email, unique_name
 from gym_mcp.servers.kit.registry import ToolInfo, ToolRegistry, build_server, to_jsonable
 from gym_mcp.servers.kit.rules import *  # noqa: F403 (the helpers named in rules.__all__)
 
 __all__ = [
     "DB_URL_ENV",
     "TOKEN_ENV",
+    "NamePool",
     "PortUnavailableError",
     "ServerKit",
     "StaticTokenVerifier",
@@ -95,6 +98,8 @@ __all__ = [
     "serving_folder",
     "string_id",
     "to_jsonable",
+    "unique_email",
+    "unique_name",
     "volatile_timestamp",
 ]
 __all__ += rules.__all__
