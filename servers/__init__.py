@@ -12,7 +12,8 @@ helpers; its docstring says how to write a server. Each server is a package hold
   its tools; ``tools/__init__.py`` imports the areas in the order the model sees the tools.
 
 ``filesystem`` is the exception: its state is a folder, not a database, so it is a
-`DirectoryKit` (``kit/directory.py``) over its own tools, workspace and seed tree.
+`DirectoryKit` (``kit/directory.py``) over its own workspace and seed tree; its tools are
+declared and served by the same `ToolRegistry` and `build_server` (``kit/registry.py``).
 
 Every one runs on its own for any MCP client: ``python -m gym_mcp.servers.banking --transport http``.
 """

@@ -290,7 +290,7 @@ def run_entry_server(
         return 0
     import sys
 
-    from gym_mcp.servers.kit.server import bearer_auth, listen_socket, serve_http
+    from gym_mcp.servers.kit import bearer_auth, listen_socket, serve_http
 
     sock = listen_socket(host, port)  # bound before anything says "serving" (PortUnavailableError if taken)
     with sock:

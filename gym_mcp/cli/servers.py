@@ -14,7 +14,7 @@ __all__ = ["register"]
 def register(sub: Any) -> None:
     """Add the server commands to the ``gym-mcp`` subparsers."""
     from gym_mcp.servers import BUNDLED
-    from gym_mcp.servers.kit.server import add_token_arguments
+    from gym_mcp.servers.kit import add_token_arguments
 
     servers = sub.add_parser("servers", help="bundled servers")
     servers_sub = servers.add_subparsers(dest="servers_command", required=True, parser_class=Parser)
@@ -112,7 +112,7 @@ def _seeded_rows(kit: Any) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from gym_mcp.servers import DirectoryKit, get_kit
-    from gym_mcp.servers.kit.server import PortUnavailableError
+    from gym_mcp.servers.kit import PortUnavailableError
 
     kit = get_kit(args.name)
     try:
@@ -133,7 +133,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _serve_fresh_folder(kit: Any, args: argparse.Namespace) -> int:
     """A folder server without ``--root``: a fresh workspace in a temporary folder, removed on exit."""
-    from gym_mcp.servers.kit.server import serving_folder
+    from gym_mcp.servers.kit import serving_folder
 
     with serving_folder(kit.name) as folder:
         args.root = str(folder / kit.name)
@@ -152,7 +152,7 @@ def _serve_sessions(kit: Any, args: argparse.Namespace) -> int:
     """
     from gym_mcp.live.session_server import serve_sessions
     from gym_mcp.servers import DirectoryKit
-    from gym_mcp.servers.kit.server import TOKEN_ENV, http_token
+    from gym_mcp.servers.kit import TOKEN_ENV, http_token
 
     if args.transport != "http":
         raise ValueError("--sessions needs --transport http")
@@ -179,7 +179,7 @@ def _serve_sessions(kit: Any, args: argparse.Namespace) -> int:
 
 def _serve_bfcl(args: argparse.Namespace) -> int:
     from gym_mcp.bfcl import run_entry_server
-    from gym_mcp.servers.kit.server import PortUnavailableError, http_token, listen_socket
+    from gym_mcp.servers.kit import PortUnavailableError, http_token, listen_socket
 
     token = None
     if args.transport == "http":
@@ -202,7 +202,7 @@ def _serve_bfcl(args: argparse.Namespace) -> int:
 
 def _serve_model(args: argparse.Namespace) -> int:
     from gym_mcp.policies.local import LocalModel, make_app
-    from gym_mcp.servers.kit.server import PortUnavailableError, listen_socket, serve_http
+    from gym_mcp.servers.kit import PortUnavailableError, listen_socket, serve_http
 
     try:  # bound before the model loads (which takes a while), and before "serving" is said
         sock = listen_socket(args.host, args.port)

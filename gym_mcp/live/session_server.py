@@ -644,7 +644,7 @@ def serve_sessions(
         PortUnavailableError: The port is in use or the address cannot be bound (raised before
             any state is made or anything is printed).
     """
-    from gym_mcp.servers.kit.server import listen_socket, serve_http
+    from gym_mcp.servers.kit import listen_socket, serve_http
 
     sock = listen_socket(host, port)
     try:

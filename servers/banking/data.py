@@ -23,6 +23,7 @@ from gym_mcp.servers.banking.models import (
     Payee,
     Transaction,
 )
+from gym_mcp.servers.kit import NamePool, unique_email
 
 __all__ = ["seed"]
 
@@ -40,6 +41,8 @@ LAST_NAMES = (
     "Allen", "King", "Wright", "Scott", "Nguyen", "Patel", "Kim", "Chen", "Okafor", "Mensah", "Nakamura", "Larsen",
     "Novak", "Rossi", "Schmidt", "Dubois",
 )  # fmt: skip
+PEOPLE = NamePool(FIRST_NAMES, LAST_NAMES)
+"""The names people of the seed data are drawn from."""
 EMAIL_DOMAINS = ("gmail.com", "outlook.com", "yahoo.com", "icloud.com", "proton.me", "fastmail.com")
 CITIES = (
     "Portland", "Seattle", "Austin", "Denver", "Boston", "Chicago", "Atlanta", "Phoenix", "San Diego",
@@ -120,14 +123,9 @@ def _customers(rng: random.Random) -> list[Customer]:
     customers: list[Customer] = []
     emails: set[str] = set()
     for i in range(60):
-        first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
+        first, last = PEOPLE.draw(rng)
         domain = rng.choice(EMAIL_DOMAINS)
-        email = f"{first}.{last}@{domain}".lower()
-        n = 2
-        while email in emails:
-            email = f"{first}.{last}{n}@{domain}".lower()
-            n += 1
-        emails.add(email)
+        email = unique_email(first, last, domain, emails)
         customers.append(
             Customer(
                 id=f"CUS-{1001 + i}",

@@ -32,6 +32,7 @@ from gym_mcp.servers.crm.models import (
     Opportunity,
     Owner,
 )
+from gym_mcp.servers.kit import NamePool
 
 __all__ = ["seed"]
 
@@ -47,6 +48,8 @@ LAST_NAMES = (
     "Moreau", "Rahman", "Bianchi", "Yilmaz", "Petrov", "Reyes", "Andersen", "Osei", "Sato", "Murphy", "Costa",
     "Weber", "Hughes", "Kaur", "Alvarez", "Fischer", "Brennan", "Mwangi", "Park", "Lindqvist",
 )  # fmt: skip
+PEOPLE = NamePool(FIRST_NAMES, LAST_NAMES)
+"""The names people of the seed data are drawn from."""
 CITIES = (
     "Portland", "Seattle", "Austin", "Denver", "Boston", "Chicago", "Atlanta", "Phoenix", "San Diego",
     "Minneapolis", "Raleigh", "Nashville", "Pittsburgh", "Toronto", "London", "Dublin", "Berlin", "Amsterdam",
@@ -116,10 +119,7 @@ def _owners(rng: random.Random) -> list[Owner]:
     owners: list[Owner] = []
     names: set[tuple[str, str]] = set()
     while len(owners) < 12:
-        first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
-        if (first, last) in names:
-            continue
-        names.add((first, last))
+        first, last = PEOPLE.draw_new(rng, names)
         owners.append(
             Owner(
                 id=f"OWN-{1001 + len(owners)}",
@@ -181,7 +181,7 @@ def _contacts(rng: random.Random, accounts: list[Account]) -> list[Contact]:
     for account in accounts:
         domain = account.website.removeprefix("www.")
         for title in rng.sample(CONTACT_TITLES, rng.randint(2, 4)):
-            first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
+            first, last = PEOPLE.draw(rng)
             email = f"{first}.{last}@{domain}".lower()
             if email in emails:
                 continue
@@ -261,7 +261,7 @@ def _leads(
     rng.shuffle(statuses)
     emails: set[str] = set()
     for status, (company, _) in zip(statuses, companies, strict=False):
-        first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
+        first, last = PEOPLE.draw(rng)
         email = f"{first[0]}{last}@{company.lower().replace(' ', '')}.com".lower()
         lead = Lead(
             first_name=first,

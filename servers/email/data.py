@@ -29,6 +29,7 @@ from gym_mcp.servers.email.models import (
     Thread,
     content_size,
 )
+from gym_mcp.servers.kit import NamePool
 
 __all__ = ["CUSTOM_FOLDERS", "LABELS", "seed"]
 
@@ -43,6 +44,8 @@ LAST_NAMES = (
     "Walker", "Young", "King", "Wright", "Scott", "Nguyen", "Patel", "Kim", "Chen", "Okafor", "Mensah",
     "Nakamura", "Larsen", "Novak", "Rossi", "Schmidt", "Dubois",
 )  # fmt: skip
+PEOPLE = NamePool(FIRST_NAMES, LAST_NAMES)
+"""The names people of the seed data are drawn from."""
 DEPARTMENTS = ("Sales", "Engineering", "Finance", "Marketing", "Operations", "People", "Legal", "Support")
 COMPANIES = (
     ("Contoso Supplies", "contoso.example"),
@@ -240,12 +243,8 @@ def _slug(name: str) -> str:
 
 def _people(rng: random.Random, count: int) -> list[tuple[str, str]]:
     """Distinct (first, last) name pairs."""
-    pairs: list[tuple[str, str]] = []
-    while len(pairs) < count:
-        pair = (rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES))
-        if pair not in pairs:
-            pairs.append(pair)
-    return pairs
+    taken: set[tuple[str, str]] = set()
+    return [PEOPLE.draw_new(rng, taken) for _ in range(count)]
 
 
 @dataclass
@@ -333,7 +332,7 @@ class _Builder:
     def fill(self, me: _Party, other: _Party, n: int, when: datetime) -> dict[str, str]:
         """Values for a topic's placeholders; days mentioned fall after the first message."""
         rng = self.rng
-        person = rng.choice(FIRST_NAMES) + " " + rng.choice(LAST_NAMES)
+        person = " ".join(PEOPLE.draw(rng))
         return {
             "n": str(n),
             "month": rng.choice(MONTHS),

@@ -5,6 +5,6 @@ confined to the workspace root: see `gym_mcp.servers.filesystem.workspace`. Run 
 with ``python -m gym_mcp.servers.filesystem --root DIR --seed 0``.
 """
 
-from gym_mcp.servers.filesystem.server import create_server, entities, kit, main, seed_tree
+from gym_mcp.servers.filesystem.serving import create_server, entities, kit, main, seed_tree
 
 __all__ = ["create_server", "entities", "kit", "main", "seed_tree"]

@@ -1,5 +1,5 @@
 """Run the filesystem server: ``python -m gym_mcp.servers.filesystem --root DIR [--seed N] [--transport http]``."""
 
-from gym_mcp.servers.filesystem.server import main
+from gym_mcp.servers.filesystem.serving import main
 
 raise SystemExit(main())

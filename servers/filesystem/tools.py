@@ -11,7 +11,6 @@ import csv
 import difflib
 import fnmatch
 import hashlib
-import inspect
 import io
 import json
 import os
@@ -20,50 +19,25 @@ import shutil
 import stat
 import zipfile
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping
 from typing import Any
 
 from mcp.server.mcpserver.exceptions import ToolError
 
 from gym_mcp.servers.filesystem.workspace import TRASH, Workspace, shown
-from gym_mcp.servers.kit import ToolInfo
+from gym_mcp.servers.kit import ToolInfo, ToolRegistry
 
 __all__ = ["TOOLS"]
 
-TOOLS: dict[str, ToolInfo] = {}
-"""The tools by name, in the order the model sees them."""
+registry = ToolRegistry("filesystem")
+"""The filesystem tools as they are declared; `TOOLS` is what it holds once they all are."""
+
+tool = registry.tool
+"""Declares a tool: its first parameter receives the `Workspace`. ``samples`` are literal values
+for synthesis (new paths, contents, modes); ``pools`` name the kind of existing path a parameter
+takes (see `gym_mcp.servers.filesystem.entities`): ``{"path": "text_file"}``."""
 
 _MAX_RESULTS = 500
 _ZIP_DATE = (2026, 1, 15, 0, 0, 0)
-
-
-def tool(
-    *,
-    write: bool,
-    intent: str,
-    confirm: str | None = None,
-    name: str | None = None,
-    samples: Mapping[str, tuple[Any, ...]] | None = None,
-    pools: Mapping[str, str] | None = None,
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register a tool function (its first parameter receives the `Workspace`).
-
-    ``samples`` are literal values for synthesis (new paths, contents, modes); ``pools`` name
-    the kind of existing path a parameter takes (see `entities`): ``{"path": "text_file"}``.
-    """
-
-    def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
-        tool_name = name or fn.__name__
-        if tool_name in TOOLS:
-            raise ValueError(f"filesystem: tool {tool_name!r} is declared twice")
-        params = list(inspect.signature(fn).parameters)[1:]
-        unknown = sorted((set(samples or {}) | set(pools or {})) - set(params))
-        if unknown:
-            raise ValueError(f"filesystem.{tool_name}: samples or pools for unknown parameter(s) {unknown}")
-        TOOLS[tool_name] = ToolInfo(tool_name, fn, write, intent, dict(samples or {}), confirm, dict(pools or {}))
-        return fn
-
-    return decorator
 
 
 def _kind(st: os.stat_result) -> str:
@@ -1395,3 +1369,7 @@ def extract_archive(ws: Workspace, path: str, destination: str | None = None) ->
             ws.write_bytes(target, data)
             files += 1
     return {"path": ws.rel(real), "destination": "/".join(dest_parts), "files": files}
+
+
+TOOLS: dict[str, ToolInfo] = registry.tools
+"""The tools by name, in the order the model sees them."""

@@ -34,6 +34,7 @@ from gym_mcp.servers.food_delivery.models import (
     Rating,
     Restaurant,
 )
+from gym_mcp.servers.kit import NamePool, unique_email
 
 __all__ = ["CENTER", "seed"]
 
@@ -52,6 +53,8 @@ LAST_NAMES = (
     "Harris", "Clark", "Lewis", "Walker", "Young", "Allen", "King", "Wright", "Scott", "Nguyen", "Patel", "Kim",
     "Chen", "Okafor", "Mensah", "Nakamura", "Larsen", "Novak", "Rossi", "Schmidt", "Dubois",
 )  # fmt: skip
+PEOPLE = NamePool(FIRST_NAMES, LAST_NAMES)
+"""The names people of the seed data are drawn from."""
 EMAIL_DOMAINS = ("gmail.com", "outlook.com", "yahoo.com", "icloud.com", "proton.me")
 STREETS = (
     "Alder St", "Belmont St", "Burnside St", "Clinton St", "Division St", "Everett St", "Flanders St",
@@ -258,14 +261,9 @@ def _customers(rng: random.Random) -> list[Customer]:
     out: list[Customer] = []
     emails: set[str] = set()
     for i in range(60):
-        first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
+        first, last = PEOPLE.draw(rng)
         domain = rng.choice(EMAIL_DOMAINS)
-        email = f"{first}.{last}@{domain}".lower()
-        n = 2
-        while email in emails:
-            email = f"{first}.{last}{n}@{domain}".lower()
-            n += 1
-        emails.add(email)
+        email = unique_email(first, last, domain, emails)
         out.append(
             Customer(
                 id=f"CUS-{1001 + i}",
@@ -652,7 +650,7 @@ def seed(db: Session, rng: random.Random) -> None:
     couriers = [
         Courier(
             id=f"COU-{1001 + i}",
-            name=f"{rng.choice(FIRST_NAMES)} {rng.choice(LAST_NAMES)}",
+            name=" ".join(PEOPLE.draw(rng)),
             phone=f"+1-503-555-{rng.randint(0, 9999):04d}",
             vehicle=rng.choice(COURIER_VEHICLES),
         )

@@ -29,6 +29,7 @@ from gym_mcp.servers.issue_tracker.models import (
     User,
     Watcher,
 )
+from gym_mcp.servers.kit import NamePool
 
 __all__ = ["PROJECTS", "seed"]
 
@@ -42,6 +43,8 @@ LAST_NAMES = (
     "Taylor", "Moore", "Martin", "Lee", "Perez", "Clark", "Lewis", "Walker", "Young", "King", "Nguyen", "Patel",
     "Kim", "Chen", "Okafor", "Mensah", "Nakamura", "Larsen", "Novak", "Rossi", "Schmidt", "Dubois",
 )  # fmt: skip
+PEOPLE = NamePool(FIRST_NAMES, LAST_NAMES)
+"""The names people of the seed data are drawn from."""
 TITLES = (
     "Software Engineer", "Senior Software Engineer", "Frontend Engineer", "Backend Engineer", "QA Engineer",
     "Product Designer", "Data Engineer", "Site Reliability Engineer", "Product Manager", "Engineering Manager",
@@ -134,12 +137,9 @@ class _Spec:
 def _users(rng: random.Random) -> list[User]:
     """Thirty users with unique names and emails."""
     users: list[User] = []
-    names: set[str] = set()
+    names: set[tuple[str, str]] = set()  # names are single words: a new pair is a new "first last"
     while len(users) < 30:
-        first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
-        if f"{first} {last}" in names:
-            continue
-        names.add(f"{first} {last}")
+        first, last = PEOPLE.draw_new(rng, names)
         users.append(
             User(
                 id=f"USR-{1001 + len(users)}",

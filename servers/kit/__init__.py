@@ -3,7 +3,8 @@
 A server is a package that defines only its domain: SQLAlchemy models, a ``seed(db, rng)``
 function that fills an empty database deterministically from a `random.Random`, and the tools
 with their business rules. The kit does the rest: a session per call (commit on success, roll
-back on any error), JSON results, the tool list with schemas, the database and the command line.
+back on any error), results as JSON text and structured content, the tool list with schemas,
+the database and the command line.
 
 ``models.py``: the tables. `string_id` and `volatile_timestamp` declare the common columns;
 columns marked volatile (wall-clock times, random tokens) are left out of state fingerprints::
@@ -43,6 +44,13 @@ Args:
 `gym_mcp.servers.BUNDLED`. Every "today" rule uses ``kit.today``, a fixed date, so episodes
 replay identically. Snapshots and restores never go through a tool: they act on the database
 from outside, so nothing the agent can call reaches them.
+
+The kit's rooms: ``database.py`` (`ServerKit`, a server over a database), ``directory.py``
+(`DirectoryKit`, a server over a folder), ``registry.py`` (`ToolRegistry` and `build_server`:
+tools declared, then served by any MCP transport), ``http.py`` (serving over HTTP, bearer
+tokens), ``rules.py`` (the tool helpers), ``columns.py`` (the column helpers) and
+``people.py`` (names and unique addresses for seed data). Outside the servers, import the names
+from this package, not from its modules.
 """
 
 from __future__ import annotations
@@ -51,29 +59,47 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from gym_mcp.servers.kit import rules
 from gym_mcp.servers.kit.columns import string_id, volatile_timestamp
-from gym_mcp.servers.kit.rules import *  # noqa: F403 (the helpers named in rules.__all__)
-from gym_mcp.servers.kit.server import (
-    DB_URL_ENV,
+from gym_mcp.servers.kit.database import DB_URL_ENV, ServerKit, add_serve_arguments, make_engine
+from gym_mcp.servers.kit.http import (
     TOKEN_ENV,
-    ServerKit,
-    ToolInfo,
-    add_serve_arguments,
+    PortUnavailableError,
+    StaticTokenVerifier,
+    add_token_arguments,
     auth_headers,
-    make_engine,
-    to_jsonable,
+    bearer_auth,
+    http_token,
+    listen_socket,
+    serve_http,
+    serving_folder,
 )
+from gym_mcp.servers.kit.people import NamePool, unique_email, unique_name
+from gym_mcp.servers.kit.registry import ToolInfo, ToolRegistry, build_server, to_jsonable
+from gym_mcp.servers.kit.rules import *  # noqa: F403 (the helpers named in rules.__all__)
 
 __all__ = [
     "DB_URL_ENV",
     "TOKEN_ENV",
+    "NamePool",
+    "PortUnavailableError",
     "ServerKit",
+    "StaticTokenVerifier",
     "ToolError",
     "ToolInfo",
+    "ToolRegistry",
     "add_serve_arguments",
+    "add_token_arguments",
     "auth_headers",
+    "bearer_auth",
+    "build_server",
+    "http_token",
+    "listen_socket",
     "make_engine",
+    "serve_http",
+    "serving_folder",
     "string_id",
     "to_jsonable",
+    "unique_email",
+    "unique_name",
     "volatile_timestamp",
 ]
 __all__ += rules.__all__

@@ -2,7 +2,8 @@
 
 The filesystem server keeps its state in the files themselves, so it cannot use `ServerKit`
 (SQLAlchemy models, a seeded database). It gives the gym the same things through this kit: its
-tools (`ToolInfo`, with intents and samples for synthesis), a live server over a folder, a
+tools (`ToolInfo`, with intents and samples for synthesis, declared with a `ToolRegistry`), a
+live server over a folder (made with `build_server`, as `ServerKit` makes its own), a
 deterministic seed tree, and the entities synthesis draws arguments from (paths of each kind,
 read off a seeded folder). The gym snapshots the folder with ``DirectoryState``.
 """
@@ -17,7 +18,7 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
-from gym_mcp.servers.kit.server import ToolInfo
+from gym_mcp.servers.kit.registry import ToolInfo
 
 __all__ = ["DirectoryKit", "EntityTables"]
 

@@ -17,6 +17,7 @@ from datetime import timedelta
 
 from sqlalchemy.orm import Session
 
+from gym_mcp.servers.kit import NamePool, unique_email
 from gym_mcp.servers.maps.models import (
     CATEGORIES,
     INCIDENT_DELAYS,
@@ -80,6 +81,8 @@ LAST_NAMES = (
     "Nguyen", "Patel", "Garcia", "Kim", "Okafor", "Larsen", "Rossi", "Haddad", "Tanaka", "Silva",
     "Fischer", "Moreau", "Cohen", "Walsh", "Reyes",
 )  # fmt: skip
+PEOPLE = NamePool(FIRST_NAMES, LAST_NAMES)
+"""The names people of the seed data are drawn from."""
 NAMES = {
     "restaurant": (
         ("Golden", "Blue Door", "Saffron", "Copper", "Juniper", "Olive Tree", "Harbor", "Little Lisbon"),
@@ -269,11 +272,8 @@ def seed(db: Session, rng: random.Random) -> None:
     users: list[User] = []
     emails: set[str] = set()
     for i in range(30):
-        first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
-        email, n = f"{first}.{last}@mail.example".lower(), 2
-        while email in emails:
-            email, n = f"{first}.{last}{n}@mail.example".lower(), n + 1
-        emails.add(email)
+        first, last = PEOPLE.draw(rng)
+        email = unique_email(first, last, "mail.example", emails)
         joined = TODAY - timedelta(days=rng.randint(60, 1500))
         users.append(User(id=f"USR-{1001 + i}", name=f"{first} {last}", email=email, joined_on=joined))
 

@@ -14,6 +14,7 @@ from datetime import date, timedelta
 
 from sqlalchemy.orm import Session
 
+from gym_mcp.servers.kit import NamePool, unique_email
 from gym_mcp.servers.marketplace.models import (
     CONDITIONS,
     TODAY,
@@ -38,6 +39,8 @@ LAST_NAMES = (
     "Lee", "Thompson", "Walker", "Young", "King", "Wright", "Nguyen", "Patel", "Kim", "Chen", "Okafor", "Mensah",
     "Nakamura", "Larsen", "Novak", "Rossi", "Schmidt", "Dubois", "Fischer", "Evans", "Hughes", "Campbell",
 )  # fmt: skip
+PEOPLE = NamePool(FIRST_NAMES, LAST_NAMES)
+"""The names people of the seed data are drawn from."""
 CITIES = ("Portland", "Austin", "Denver", "Chicago", "Boston", "Seattle", "Atlanta", "Phoenix", "Madison", "Raleigh")
 SHOP_WORDS = (
     ("Maple", "Harbor", "Copper", "Juniper", "Cedar", "Golden", "Willow", "Northside", "Riverbend", "Lantern",
@@ -114,13 +117,8 @@ def _people(rng: random.Random) -> tuple[list[Seller], list[Buyer]]:
     emails: set[str] = set()
 
     def person() -> tuple[str, str]:
-        first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
-        email = f"{first}.{last}@mail.example".lower()
-        n = 2
-        while email in emails:
-            email = f"{first}.{last}{n}@mail.example".lower()
-            n += 1
-        emails.add(email)
+        first, last = PEOPLE.draw(rng)
+        email = unique_email(first, last, "mail.example", emails)
         return f"{first} {last}", email
 
     shops = rng.sample([f"{a} {b}" for a in SHOP_WORDS[0] for b in SHOP_WORDS[1]], 30)

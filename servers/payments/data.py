@@ -15,6 +15,7 @@ from datetime import date, timedelta
 
 from sqlalchemy.orm import Session
 
+from gym_mcp.servers.kit import NamePool, unique_email
 from gym_mcp.servers.payments.models import (
     CURRENCIES,
     DISPUTE_REASONS,
@@ -49,6 +50,8 @@ LAST_NAMES = (
     "Nakamura", "Tanaka", "Larsen", "Novak", "Rossi", "Schmidt", "Dubois", "Muller", "Bianchi", "Fischer",
     "Evans", "Hughes", "Campbell", "Tremblay", "Roy", "Keller", "Weber",
 )  # fmt: skip
+PEOPLE = NamePool(FIRST_NAMES, LAST_NAMES)
+"""The names people of the seed data are drawn from."""
 EMAIL_DOMAINS = ("gmail.com", "outlook.com", "yahoo.com", "icloud.com", "proton.me", "fastmail.com")
 COUNTRIES = (
     # country, home currency, weight
@@ -128,14 +131,9 @@ def _customers(rng: random.Random) -> list[Customer]:
     emails: set[str] = set()
     countries = [c for c in COUNTRIES for _ in range(c[2])]
     for i in range(60):
-        first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
+        first, last = PEOPLE.draw(rng)
         domain = rng.choice(EMAIL_DOMAINS)
-        email = f"{first}.{last}@{domain}".lower()
-        n = 2
-        while email in emails:
-            email = f"{first}.{last}{n}@{domain}".lower()
-            n += 1
-        emails.add(email)
+        email = unique_email(first, last, domain, emails)
         country, currency, _ = rng.choice(countries)
         customers.append(
             Customer(

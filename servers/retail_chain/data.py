@@ -14,6 +14,7 @@ from datetime import date, timedelta
 
 from sqlalchemy.orm import Session
 
+from gym_mcp.servers.kit import NamePool, unique_email
 from gym_mcp.servers.retail_chain.models import (
     POINT_VALUE_CENTS,
     TODAY,
@@ -67,6 +68,8 @@ LAST_NAMES = (
     "Smith", "Johnson", "Brown", "Garcia", "Miller", "Davis", "Martinez", "Wilson", "Anderson", "Taylor", "Moore",
     "Lee", "Thompson", "Walker", "Young", "King", "Nguyen", "Patel", "Kim", "Chen", "Okafor", "Rossi", "Novak",
 )  # fmt: skip
+PEOPLE = NamePool(FIRST_NAMES, LAST_NAMES)
+"""The names people of the seed data are drawn from."""
 
 
 def _day(rng: random.Random, start: date, end: date) -> date:
@@ -174,11 +177,8 @@ def seed(db: Session, rng: random.Random) -> None:
     members: list[Member] = []
     emails: set[str] = set()
     for i in range(80):
-        first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
-        email, n = f"{first}.{last}@inbox.example".lower(), 2
-        while email in emails:
-            email, n = f"{first}.{last}{n}@inbox.example".lower(), n + 1
-        emails.add(email)
+        first, last = PEOPLE.draw(rng)
+        email = unique_email(first, last, "inbox.example", emails)
         members.append(
             Member(
                 id=f"MEM-{1001 + i}",

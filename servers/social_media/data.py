@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from gym_mcp.servers.kit import NamePool, unique_name
 from gym_mcp.servers.social_media.models import (
     NOW,
     REPORT_REASONS,
@@ -39,6 +40,8 @@ LAST_NAMES = (
     "Nguyen", "Patel", "Garcia", "Kim", "Okafor", "Larsen", "Rossi", "Haddad", "Tanaka", "Silva",
     "Fischer", "Moreau", "Cohen", "Walsh", "Reyes", "Novak",
 )  # fmt: skip
+PEOPLE = NamePool(FIRST_NAMES, LAST_NAMES)
+"""The names people of the seed data are drawn from."""
 BIOS = (
     "Coffee first, then everything else.",
     "Runner, reader, recovering perfectionist.",
@@ -108,11 +111,8 @@ def seed(db: Session, rng: random.Random) -> None:
     users: list[User] = []
     handles: set[str] = set()
     for i in range(40):
-        first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
-        handle, n = f"{first}_{last}".lower(), 2
-        while handle in handles:
-            handle, n = f"{first}_{last}{n}".lower(), n + 1
-        handles.add(handle)
+        first, last = PEOPLE.draw(rng)
+        handle = unique_name(f"{first}_{last}", handles)
         users.append(
             User(
                 id=f"USR-{1001 + i}",

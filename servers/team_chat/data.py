@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
 
+from gym_mcp.servers.kit import NamePool, unique_name
 from gym_mcp.servers.team_chat.models import (
     NOW,
     TODAY,
@@ -46,6 +47,8 @@ LAST_NAMES = (
     "Allen", "King", "Wright", "Scott", "Nguyen", "Patel", "Kim", "Chen", "Okafor", "Mensah", "Nakamura", "Larsen",
     "Novak", "Rossi", "Schmidt", "Dubois",
 )  # fmt: skip
+PEOPLE = NamePool(FIRST_NAMES, LAST_NAMES)
+"""The names people of the seed data are drawn from."""
 TITLES = (
     "Software Engineer", "Senior Software Engineer", "Product Manager", "Product Designer", "Data Scientist",
     "Engineering Manager", "Marketing Lead", "Account Executive", "Support Specialist", "Recruiter",
@@ -266,13 +269,8 @@ def _users(rng: random.Random, workspaces: list[Workspace]) -> dict[str, list[Us
         people: list[User] = []
         handles: set[str] = set()
         for _ in range(size):
-            first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
-            handle = f"{first}.{last}".lower()
-            n = 2
-            while handle in handles:
-                handle = f"{first}.{last}{n}".lower()
-                n += 1
-            handles.add(handle)
+            first, last = PEOPLE.draw(rng)
+            handle = unique_name(f"{first}.{last}", handles)
             status_text, status_emoji = rng.choice(STATUSES) if rng.random() < 0.35 else ("", "")
             count += 1
             people.append(

@@ -18,6 +18,7 @@ from functools import cache
 
 from sqlalchemy.orm import Session
 
+from gym_mcp.servers.kit import NamePool, unique_email
 from gym_mcp.servers.trading.models import (
     CLOCK,
     TODAY,
@@ -113,6 +114,8 @@ LAST_NAMES = (
     "Harris", "Clark", "Lewis", "Walker", "Young", "Allen", "King", "Wright", "Scott", "Nguyen", "Patel", "Kim",
     "Chen", "Okafor", "Mensah", "Nakamura", "Larsen", "Novak", "Rossi", "Schmidt", "Dubois",
 )  # fmt: skip
+PEOPLE = NamePool(FIRST_NAMES, LAST_NAMES)
+"""The names people of the seed data are drawn from."""
 EMAIL_DOMAINS = ("gmail.com", "outlook.com", "yahoo.com", "icloud.com", "proton.me", "fastmail.com")
 WATCHLIST_NAMES = (
     "Tech Watch",
@@ -464,18 +467,13 @@ def _accounts(rng: random.Random) -> list[Account]:
     accounts: list[Account] = []
     emails: set[str] = set()
     for i in range(40):
-        first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
+        first, last = PEOPLE.draw(rng)
         kind = rng.choices(("individual", "joint", "ira"), weights=(6, 2, 2))[0]
         owner = f"{first} {last}"
         if kind == "joint":
             owner = f"{first} & {rng.choice(FIRST_NAMES)} {last}"
         domain = rng.choice(EMAIL_DOMAINS)
-        email = f"{first}.{last}@{domain}".lower()
-        n = 2
-        while email in emails:
-            email = f"{first}.{last}{n}@{domain}".lower()
-            n += 1
-        emails.add(email)
+        email = unique_email(first, last, domain, emails)
         accounts.append(
             Account(
                 id=f"ACC-{1001 + i}",

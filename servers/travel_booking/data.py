@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
+from gym_mcp.servers.kit import NamePool, unique_email
 from gym_mcp.servers.travel_booking.models import (
     TODAY,
     Airport,
@@ -115,6 +116,8 @@ LAST_NAMES = (
     "Clark", "Lewis", "Walker", "Young", "King", "Wright", "Nguyen", "Patel", "Kim", "Chen", "Okafor", "Mensah",
     "Nakamura", "Larsen", "Novak", "Rossi", "Schmidt", "Dubois",
 )  # fmt: skip
+PEOPLE = NamePool(FIRST_NAMES, LAST_NAMES)
+"""The names people of the seed data are drawn from."""
 EMAIL_DOMAINS = ("gmail.com", "outlook.com", "yahoo.com", "icloud.com", "proton.me")
 HOTEL_BRANDS = (
     "Grand", "Harbor View", "Parkside", "City Lights", "Riverside", "Metropole", "Garden Inn", "Skyline",
@@ -148,14 +151,9 @@ def _travellers(rng: random.Random) -> list[Traveller]:
     homes = [a[0] for a in AIRPORTS if a[3] == "US"] * 3 + [a[0] for a in AIRPORTS]
     countries = {a[0]: a[3] for a in AIRPORTS}
     for i in range(60):
-        first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
+        first, last = PEOPLE.draw(rng)
         domain = rng.choice(EMAIL_DOMAINS)
-        email = f"{first}.{last}@{domain}".lower()
-        n = 2
-        while email in emails:
-            email = f"{first}.{last}{n}@{domain}".lower()
-            n += 1
-        emails.add(email)
+        email = unique_email(first, last, domain, emails)
         home = rng.choice(homes)
         t = Traveller(
             id=f"TRV-{1001 + i}",

@@ -15,6 +15,7 @@ from datetime import date, timedelta
 
 from sqlalchemy.orm import Session
 
+from gym_mcp.servers.kit import NamePool, unique_email
 from gym_mcp.servers.vehicle.models import (
     HOME_PRICE_CENTS,
     MAX_PROFILES,
@@ -40,6 +41,8 @@ LAST_NAMES = (
     "Lindqvist", "Berg", "Yilmaz", "Novak", "Haddad", "Romano", "Okoye", "Fischer", "Moreau", "Kowalski",
     "Silva", "Jensen", "Tanaka", "Ruiz", "Nieminen", "Dumont", "Kaur", "Weiss", "Costa", "Andersen",
 )  # fmt: skip
+PEOPLE = NamePool(FIRST_NAMES, LAST_NAMES)
+"""The names people of the seed data are drawn from."""
 EV_MODELS = (
     # make, model, battery kWh, kWh per 100 km
     ("Tesla", "Model 3", 75, 15.5),
@@ -96,13 +99,8 @@ def _drivers(rng: random.Random) -> list[Driver]:
     drivers: list[Driver] = []
     emails: set[str] = set()
     for i in range(45):
-        first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
-        email = f"{first}.{last}@fleetco.example".lower()
-        n = 2
-        while email in emails:
-            email = f"{first}.{last}{n}@fleetco.example".lower()
-            n += 1
-        emails.add(email)
+        first, last = PEOPLE.draw(rng)
+        email = unique_email(first, last, "fleetco.example", emails)
         expired = i % 8 == 3
         expires = (
             TODAY - timedelta(days=rng.randint(5, 300)) if expired else TODAY + timedelta(days=rng.randint(60, 2500))

@@ -15,6 +15,7 @@ from datetime import datetime, time, timedelta
 
 from sqlalchemy.orm import Session
 
+from gym_mcp.servers.kit import NamePool
 from gym_mcp.servers.video_meeting.models import (
     NOW_TIME,
     TODAY,
@@ -40,6 +41,8 @@ LAST_NAMES = (
     "Kim", "Patel", "Garcia", "Okafor", "Novak", "Rossi", "Tanaka", "Larsen", "Haddad", "Mensah", "Schmidt",
     "Dubois", "Silva", "Nguyen", "Cohen", "Walsh", "Ibrahim", "Moreau", "Berg", "Costa",
 )  # fmt: skip
+PEOPLE = NamePool(FIRST_NAMES, LAST_NAMES)
+"""The names people of the seed data are drawn from."""
 DEPARTMENTS = ("Engineering", "Sales", "Marketing", "Design", "Finance", "People", "Support", "Legal", "Product")
 ROOMS = (
     ("Huddle", 3), ("Focus", 4), ("Cedar", 5), ("Maple", 6), ("Birch", 8), ("Aurora", 10), ("Summit", 12),
@@ -64,13 +67,11 @@ LIVE_TODAY = (
 def _users(rng: random.Random) -> list[User]:
     """Sixty users with unique emails."""
     users: list[User] = []
-    seen: set[str] = set()
+    # Names are single words, no two alike but for case: a new pair is a new address.
+    seen: set[tuple[str, str]] = set()
     while len(users) < 60:
-        first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
+        first, last = PEOPLE.draw_new(rng, seen)
         email = f"{first}.{last}@lumen.io".lower()
-        if email in seen:
-            continue
-        seen.add(email)
         users.append(
             User(id=f"USR-{1001 + len(users)}", name=f"{first} {last}", email=email, department=rng.choice(DEPARTMENTS))
         )

@@ -20,8 +20,7 @@ from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 
 from gym_mcp import free_port
-from gym_mcp.servers.kit import TOKEN_ENV, auth_headers
-from gym_mcp.servers.kit.server import StaticTokenVerifier, http_token
+from gym_mcp.servers.kit import TOKEN_ENV, StaticTokenVerifier, auth_headers, http_token
 from tests.helpers import http_flags
 
 CLI = [sys.executable, "-m", "gym_mcp.cli"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import socket
 
-from gym_mcp.servers.kit.server import listen_socket
+from gym_mcp.servers.kit import listen_socket
 
 
 def test_accepted_connections_get_tcp_nodelay() -> None:

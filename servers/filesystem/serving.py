@@ -1,39 +1,31 @@
-"""The filesystem server: `create_server` over a workspace folder, `seed_tree` and the command line."""
+"""Serving the filesystem server: `create_server` over a workspace folder, the command line, its kit."""
 
 from __future__ import annotations
 
 import argparse
-import functools
-import inspect
-import json
 import os
 import sys
-import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
-from pydantic import Field
 
+from gym_mcp.servers.filesystem.entities import entities
 from gym_mcp.servers.filesystem.seed import seed_tree
 from gym_mcp.servers.filesystem.tools import TOOLS
-from gym_mcp.servers.filesystem.workspace import TRASH, Workspace
-from gym_mcp.servers.kit.directory import DirectoryKit, EntityTables
-from gym_mcp.servers.kit.server import (
+from gym_mcp.servers.filesystem.workspace import Workspace
+from gym_mcp.servers.kit.directory import DirectoryKit
+from gym_mcp.servers.kit.http import (
     PortUnavailableError,
-    ToolInfo,
     add_token_arguments,
     bearer_auth,
     http_token,
     listen_socket,
     serve_http,
-    split_docstring,
-    tool_meta,
 )
+from gym_mcp.servers.kit.registry import CallFn, ToolFn, build_server
 
 __all__ = ["DEFAULT_QUOTA_BYTES", "INSTRUCTIONS", "NAME", "create_server", "entities", "kit", "main", "seed_tree"]
 
@@ -53,37 +45,19 @@ def _os_error(exc: OSError) -> ToolError:
     return ToolError(f"the file system refused the operation: {reason}")
 
 
-def _bind(ws: Workspace, info: ToolInfo) -> tuple[Callable[..., Any], str]:
-    """Wrap a tool function: one call at a time on the workspace, OS errors as tool errors, JSON out."""
-    fn = info.fn
-    description, param_docs = split_docstring(fn.__doc__ or "")
-    hints = typing.get_type_hints(fn, include_extras=True)
-    sig = inspect.signature(fn)
-    params = []
-    for p in list(sig.parameters.values())[1:]:  # drop the workspace
-        annotation = hints.get(p.name, Any)
-        if param_docs.get(p.name):
-            annotation = Annotated[annotation, Field(description=param_docs[p.name])]
-        params.append(p.replace(annotation=annotation))
+def _workspace_call(ws: Workspace) -> CallFn:
+    """How a filesystem tool runs: one call at a time on the workspace, OS errors as tool errors."""
 
-    def run(kwargs: dict[str, Any]) -> str:
+    def call(fn: ToolFn, kwargs: dict[str, Any]) -> Any:
         with ws.lock:
             try:
-                result = fn(ws, **kwargs)
+                return fn(ws, **kwargs)
             except ToolError:
                 raise
             except OSError as exc:
                 raise _os_error(exc) from None
-        text = json.dumps(result, separators=(",", ":"), ensure_ascii=False)
-        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
-    @functools.wraps(fn)
-    async def handler(**kwargs: Any) -> str:
-        return await anyio.to_thread.run_sync(run, kwargs, abandon_on_cancel=True)
-
-    del handler.__wrapped__  # the schema comes from the signature below, not from fn
-    handler.__signature__ = sig.replace(parameters=params, return_annotation=str)  # type: ignore[attr-defined]
-    return handler, description
+    return call
 
 
 def create_server(root: Path, *, quota_bytes: int = DEFAULT_QUOTA_BYTES, token: str | None = None) -> MCPServer:
@@ -97,22 +71,13 @@ def create_server(root: Path, *, quota_bytes: int = DEFAULT_QUOTA_BYTES, token: 
     Returns:
         An `MCPServer` exposing the filesystem tools, ready for any transport.
     """
-    ws = Workspace(root, quota_bytes)
-    auth = bearer_auth(token) if token is not None else {}
-    server: MCPServer = MCPServer(NAME, instructions=INSTRUCTIONS, log_level="WARNING", **auth)
-    for info in TOOLS.values():
-        handler, description = _bind(ws, info)
-        server.add_tool(
-            handler,
-            name=info.name,
-            description=description,
-            annotations=ToolAnnotations(
-                read_only_hint=not info.write, destructive_hint=info.write, idempotent_hint=not info.write
-            ),
-            meta=tool_meta(info),
-            structured_output=False,
-        )
-    return server
+    return build_server(
+        NAME,
+        tools=TOOLS.values(),
+        call=_workspace_call(Workspace(root, quota_bytes)),
+        instructions=INSTRUCTIONS,
+        auth=bearer_auth(token) if token is not None else None,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -169,62 +134,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if sock is not None:
             sock.close()
-
-
-def entities(root: Path) -> EntityTables:
-    """The paths of a tree by kind, the pools synthesis draws path arguments from.
-
-    Tables ``folders`` (column ``directory``), ``files`` (``file``, and ``text_file``,
-    ``csv_file``, ``summary_file`` or ``zip_file`` where it is one), ``links`` (``link``) and
-    ``trash`` (``trash_id``); the tools' ``pools`` name these columns. Links are not followed
-    and the trash's contents are not paths a tool takes.
-    """
-    root = Path(root)
-    tables: EntityTables = {"folders": [], "files": [], "links": [], "trash": []}
-    for dirpath, dirnames, filenames in os.walk(root):
-        here = Path(dirpath)
-        if here == root and TRASH in dirnames:
-            dirnames.remove(TRASH)
-        dirnames.sort()
-        for name in dirnames + sorted(filenames):
-            path = here / name
-            rel = path.relative_to(root).as_posix()
-            if path.is_symlink():
-                tables["links"].append({"link": rel})
-            elif path.is_dir():
-                tables["folders"].append({"directory": rel})
-            elif path.is_file():
-                tables["files"].append({"file": rel, **_file_kinds(path, rel)})
-    index = root / TRASH / "index.json"
-    if index.is_file() and not index.is_symlink():
-        for trash_id in sorted(json.loads(index.read_text())):
-            tables["trash"].append({"trash_id": trash_id})
-    return tables
-
-
-def _file_kinds(path: Path, rel: str) -> dict[str, str]:
-    """The kinds of one regular file beyond "file": text, CSV, JSON summary, zip archive."""
-    data = path.read_bytes()
-    kinds: dict[str, str] = {}
-    if rel.endswith(".zip"):
-        kinds["zip_file"] = rel
-        return kinds
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return kinds
-    if text.strip() and "\x00" not in text:
-        kinds["text_file"] = rel
-    if rel.endswith(".csv"):
-        kinds["csv_file"] = rel
-    if rel.endswith(".json"):
-        try:
-            doc = json.loads(text)
-        except ValueError:
-            doc = None
-        if isinstance(doc, dict) and {"topic", "owner", "totals", "items"} <= set(doc):
-            kinds["summary_file"] = rel
-    return kinds
 
 
 kit = DirectoryKit(

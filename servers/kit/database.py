@@ -1,0 +1,352 @@
+"""`ServerKit`: a bundled server whose state is a database (SQLAlchemy models, seed data, tools).
+
+A tool is a plain function whose first parameter is the SQLAlchemy session of that call; the
+kit opens a session per call, commits on success and rolls back on any error, and serves the
+tools through `build_server`. It also makes and seeds the database and runs the server on its
+own (`ServerKit.main`). See `gym_mcp.servers.kit` for how to write a whole server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import random
+import sqlite3
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import date
+from typing import Any, Literal
+
+from mcp.server.mcpserver import MCPServer
+from sqlalchemy import Engine, create_engine, event, make_url
+from sqlalchemy import inspect as sa_inspect
+from sqlalchemy.orm import DeclarativeBase, Session
+from sqlalchemy.pool import NullPool, StaticPool
+
+from gym_mcp.servers.kit.http import (
+    PortUnavailableError,
+    add_token_arguments,
+    bearer_auth,
+    http_token,
+    is_loopback,
+    listen_socket,
+    serve_http,
+    serving_folder,
+    url_host,
+)
+from gym_mcp.servers.kit.registry import CallFn, ToolFn, ToolInfo, ToolRegistry, build_server, to_jsonable
+
+__all__ = ["DB_URL_ENV", "SeedFn", "ServerKit", "add_serve_arguments", "make_engine"]
+
+DB_URL_ENV = "GYM_MCP_DB_URL"
+"""Environment variable a bundled server reads its database URL from when ``--db`` is absent."""
+
+SeedFn = Callable[[Session, random.Random], None]
+"""Fills an empty database: ``seed(session, rng)``, deterministic given the `random.Random`."""
+
+
+def make_engine(database: str | sqlite3.Connection | Engine) -> Engine:
+    """Build the engine a server uses for its database.
+
+    Args:
+        database: A SQLAlchemy URL, an open `sqlite3.Connection` (an in-memory database
+            shared with the caller, used by in-process servers), or an `Engine`, used as it is
+            (e.g. one whose connections go to the database of the MCP session calling).
+
+    Returns:
+        An engine that opens a fresh connection per session for URLs (so a restore done from
+        outside is seen by the next call), or always hands out the given connection.
+    """
+    if isinstance(database, Engine):
+        return database
+    if isinstance(database, sqlite3.Connection):
+        conn = database
+        engine = create_engine("sqlite://", creator=lambda: conn, poolclass=StaticPool)
+        # A connection in autocommit mode (isolation_level=None, as gym-mcp's states open them)
+        # would commit each statement at once, and a rollback would undo nothing: begin each
+        # session's transaction explicitly, so a tool that fails leaves no write behind.
+        event.listen(engine, "begin", lambda c: c.exec_driver_sql("BEGIN"))
+        return engine
+    return create_engine(database, poolclass=NullPool)
+
+
+class ServerKit:
+    """One bundled server: its models, seed data and tools.
+
+    Args:
+        name: Server name, e.g. ``"banking"``.
+        base: The declarative base whose metadata holds the server's tables.
+        seed: Fills an empty database; must be deterministic given the `random.Random`.
+        instructions: Text sent to clients at initialization (what the server is for).
+        today: The server's fixed reference date. Business rules that need "today" use it,
+            so that episodes replay identically whatever the wall clock says.
+        samples: Literal values per parameter name for every tool that has a parameter of
+            that name and gives no samples of its own for it (see `ToolInfo.samples`), e.g.
+            ``{"limit": (3, 5, 10, 20)}``.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        base: type[DeclarativeBase],
+        seed: SeedFn,
+        instructions: str = "",
+        today: date = date(2026, 1, 15),
+        samples: Mapping[str, Sequence[Any]] | None = None,
+    ) -> None:
+        self.name = name
+        self.base = base
+        self.seed_fn = seed
+        self.instructions = instructions
+        self.today = today
+        self._registry = ToolRegistry(name, samples=samples)
+        self.samples = self._registry.samples
+
+    # -- declaring tools -------------------------------------------------------------------
+
+    def tool(
+        self,
+        *,
+        write: bool,
+        name: str | None = None,
+        intent: str | None = None,
+        samples: Mapping[str, Sequence[Any]] | None = None,
+        confirm: str | None = None,
+    ) -> Callable[[ToolFn], ToolFn]:
+        """Register a tool. The decorated function's first parameter receives the session.
+
+        Args:
+            write: True when the tool may change state.
+            name: Tool name; defaults to the function name.
+            intent: A user-request template for task synthesis (see `ToolInfo.intent`).
+            samples: Literal values per parameter for task synthesis (see `ToolInfo.samples`); for
+                a parameter they name they replace the kit's own samples.
+            confirm: When a user must confirm the call first (see `ToolInfo.confirm`).
+
+        Returns:
+            A decorator that registers the function and returns it unchanged.
+        """
+        return self._registry.tool(write=write, name=name, intent=intent, samples=samples, confirm=confirm)
+
+    @property
+    def tools(self) -> dict[str, ToolInfo]:
+        """The declared tools by name."""
+        return self._registry.tools
+
+    @property
+    def volatile_columns(self) -> dict[str, frozenset[str]]:
+        """Columns left out of fingerprints, by table: those declared ``info={"volatile": True}``."""
+        out: dict[str, frozenset[str]] = {}
+        for table in self.base.metadata.sorted_tables:
+            cols = frozenset(c.name for c in table.columns if c.info.get("volatile"))
+            if cols:
+                out[table.name] = cols
+        return out
+
+    # -- databases -------------------------------------------------------------------------
+
+    def init_database(self, database: str | sqlite3.Connection, seed: int = 0) -> bool:
+        """Create the schema and seed data, unless the database already holds the tables.
+
+        Args:
+            database: A SQLAlchemy URL or an open `sqlite3.Connection`.
+            seed: Integer seed of the generated data.
+
+        Returns:
+            True when the database was created and seeded, False when it already existed.
+        """
+        engine = make_engine(database)
+        try:
+            existing = set(sa_inspect(engine).get_table_names())
+            wanted = set(self.base.metadata.tables)
+            if wanted <= existing:
+                return False
+            self.base.metadata.create_all(engine)
+            with Session(engine) as db:
+                self.seed_fn(db, random.Random(seed))
+                db.commit()
+            return True
+        finally:
+            if not isinstance(database, sqlite3.Connection):  # disposing would close a shared connection
+                engine.dispose()
+
+    def create_server(self, database: str | sqlite3.Connection | Engine, *, token: str | None = None) -> MCPServer:
+        """Build a live MCP server bound to one database.
+
+        Args:
+            database: A SQLAlchemy URL, an open `sqlite3.Connection` (in-process use) or an
+                `Engine` (see `make_engine`).
+            token: A bearer token every HTTP request must carry (see `bearer_auth`); None for
+                none. Only the HTTP transport checks it.
+
+        Returns:
+            An `MCPServer` exposing the declared tools, ready for any transport.
+        """
+        engine = make_engine(database)
+        return build_server(
+            self.name,
+            tools=self._registry.tools.values(),
+            call=_session_call(engine),
+            instructions=self.instructions or None,
+            auth=bearer_auth(token) if token is not None else None,
+        )
+
+    # -- command line ----------------------------------------------------------------------
+
+    def main(self, argv: Sequence[str] | None = None) -> int:
+        """Run this server on its own, for any MCP client.
+
+        Args:
+            argv: Command-line arguments (defaults to ``sys.argv[1:]``).
+
+        Returns:
+            The process exit status.
+        """
+        parser = argparse.ArgumentParser(prog=f"gym-mcp serve {self.name}", description=self.instructions)
+        add_serve_arguments(parser)
+        args = parser.parse_args(argv)
+        try:
+            return self.serve_args(args)
+        except ValueError as exc:
+            parser.error(str(exc))
+        except PortUnavailableError as exc:  # one line, before anything said it was serving
+            print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+            return 1
+
+    def serve_args(self, args: argparse.Namespace) -> int:
+        """Serve as the arguments of `add_serve_arguments` say (the token checked first).
+
+        Returns:
+            The process exit status.
+
+        Raises:
+            ValueError: The token is malformed, or missing for a non-loopback host.
+            PortUnavailableError: HTTP only: the port is in use or the address cannot be bound.
+        """
+        token = None
+        if args.transport == "http":
+            token = http_token(args.token, host=args.host, allow_no_token=args.allow_no_token)
+        return self.serve(
+            transport=args.transport,
+            db=args.db,
+            seed=args.seed,
+            host=args.host,
+            port=args.port,
+            token=token,
+            allow_no_token=args.allow_no_token,
+        )
+
+    def serve(
+        self,
+        *,
+        transport: Literal["stdio", "http"] = "stdio",
+        db: str | None = None,
+        seed: int = 0,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        token: str | None = None,
+        allow_no_token: bool = False,
+    ) -> int:
+        """Initialise the database if needed and serve until the transport closes.
+
+        Over HTTP the port is bound first: when it cannot be (another process holds it), the
+        error comes before any database is made and before the line that says it is serving.
+
+        Args:
+            transport: ``"stdio"`` or ``"http"`` (streamable HTTP at ``/mcp``).
+            db: SQLAlchemy URL; defaults to ``$GYM_MCP_DB_URL``, then a fresh database made from
+                ``seed`` in a private temporary folder, removed when the server exits (its path
+                is printed on stderr). The current folder is never written.
+            seed: Seed of the generated data when the database is new.
+            host: Interface to bind for HTTP (loopback unless told otherwise).
+            port: Port for HTTP.
+            token: Bearer token every HTTP request must carry (see `http_token`); defaults to
+                ``$GYM_MCP_TOKEN``, and to none when that is unset or empty. stdio ignores it.
+            allow_no_token: Serve HTTP on a non-loopback ``host`` without a token.
+
+        Returns:
+            The process exit status.
+
+        Raises:
+            ValueError: The token is malformed, or ``host`` is not loopback and there is no
+                token nor ``allow_no_token``.
+            PortUnavailableError: HTTP only: the port is in use or the address cannot be bound.
+        """
+        if transport == "stdio":
+            with self._database(db, seed) as (url, fresh):
+                if fresh:
+                    print(f"{self.name}: database {_sqlite_path(url)} ({fresh})", file=sys.stderr, flush=True)
+                self.create_server(url).run("stdio")
+            return 0
+        token = http_token(token, host=host, allow_no_token=allow_no_token)
+        sock = listen_socket(host, port)
+        try:
+            with self._database(db, seed) as (url, fresh):
+                server = self.create_server(url, token=token)
+                app = server.streamable_http_app(json_response=True, stateless_http=False, host=host)
+                shown = f"{_sqlite_path(url)}, {fresh}" if fresh else make_url(url).render_as_string(hide_password=True)
+                guard = "bearer token required" if token is not None else "no token"
+                if token is None and not is_loopback(host):
+                    print(
+                        f"{self.name}: warning: anyone who can reach {host}:{port} can call every tool", file=sys.stderr
+                    )
+                print(
+                    f"{self.name}: serving MCP at http://{url_host(host)}:{port}/mcp ({guard}; db {shown})",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                serve_http(app, sock)
+        finally:
+            sock.close()
+        return 0
+
+    @contextlib.contextmanager
+    def _database(self, db: str | None, seed: int) -> Iterator[tuple[str, str]]:
+        """The database URL to serve, created and seeded if new, and how it came to be.
+
+        Yields ``(url, fresh)``: ``fresh`` is empty for ``db`` or ``$GYM_MCP_DB_URL``, else a few
+        words about the private database made for this run (removed when the block ends).
+        """
+        url = db or os.environ.get(DB_URL_ENV)
+        if url:
+            self.init_database(url, seed=seed)
+            yield url, ""
+            return
+        with serving_folder(self.name) as folder:
+            url = f"sqlite:///{folder / f'{self.name}.db'}"
+            self.init_database(url, seed=seed)
+            yield url, f"fresh from seed {seed}, removed on exit; --db URL keeps one"
+
+
+def _sqlite_path(url: str) -> str:
+    """The file of a ``sqlite:///`` URL (the URL itself for anything else)."""
+    database = make_url(url).database
+    return database if make_url(url).get_backend_name() == "sqlite" and database else url
+
+
+def _session_call(engine: Engine) -> CallFn:
+    """How a database tool runs: in a session of its own, committed on success, rolled back on any error."""
+
+    def call(fn: ToolFn, kwargs: dict[str, Any]) -> Any:
+        with Session(engine) as db:
+            try:
+                result = fn(db, **kwargs)
+                db.commit()
+            except BaseException:
+                db.rollback()
+                raise
+        return to_jsonable(result)
+
+    return call
+
+
+def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options every bundled server accepts (`--transport`, `--db`, `--seed`, ...)."""
+    parser.add_argument("--transport", choices=["stdio", "http"], default="stdio", help="MCP transport")
+    parser.add_argument("--db", default=None, help=f"SQLAlchemy database URL (default: ${DB_URL_ENV})")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the generated data for a new database")
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP interface to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
+    add_token_arguments(parser)
