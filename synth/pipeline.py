@@ -20,12 +20,10 @@ import dataclasses
 import json
 import os
 import random
-import re
 import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,43 +34,21 @@ from gym_mcp.live import BundledSource, ComposedSource, CompositionSource, Serve
 from gym_mcp.live.spec import ServerSpec, is_spec_file, load_spec
 from gym_mcp.playback import replay
 from gym_mcp.state import CompositeState, DirectoryState, Snapshot
+from gym_mcp.synth.arguments import ArgumentFiller
+from gym_mcp.synth.chain import Chain
 from gym_mcp.synth.config import IRRELEVANT_REQUESTS, SynthConfig, SynthResult
+from gym_mcp.synth.dialogue import dialogue, hide_param, scenario
 from gym_mcp.synth.graph import EntityPools, ToolGraph, ToolSpec, cache_dir, kit_tools, schema_hash, shape, tool_specs
 from gym_mcp.synth.llm import ChatEndpoint
-from gym_mcp.synth.render import format_value, is_traceable, noun, render, render_chain
+from gym_mcp.synth.render import is_traceable, render, render_chain
 from gym_mcp.synth.report import error_cause, tool_error_causes
-from gym_mcp.synth.values import MISSING, decode, default_value, fits, jaccard, leaves
-from gym_mcp.tasks import DIALOGUE_KINDS, Slot, Stage, Task, UserScenario, save_tasks
-from gym_mcp.tasks.dialogue import needs_confirmation
+from gym_mcp.synth.values import decode, jaccard, leaves
+from gym_mcp.tasks import DIALOGUE_KINDS, Task, UserScenario, save_tasks
 
 __all__ = ["SynthConfig", "SynthError", "SynthResult", "synthesize"]
 
 
-@dataclass
-class _Chain:
-    calls: list[dict[str, Any]]
-    sentences: list[str]
-    outputs: list[str]
-    refs: int
-    tools: list[str]
-    entities: set[str]
-    call_refs: list[set[str]]
-    missing: tuple[int, str] | None = None
-
-
 ProgressFn = Callable[[int, int], None]
-
-
-def _dig(output: Any, path: str) -> Any:
-    """The value at a dot-separated path of a decoded JSON output (None when absent)."""
-    for key in path.split("."):
-        if isinstance(output, Mapping) and key in output:
-            output = output[key]
-        elif isinstance(output, list) and key.isdigit() and int(key) < len(output):
-            output = output[int(key)]
-        else:
-            return None
-    return output
 
 
 def _entity_pools(source: ServerSource, snapshot: Snapshot) -> EntityPools:
@@ -148,6 +124,7 @@ class _Synthesizer:
         self.bridges = [
             b for b in seen if b.source in self.by_name and b.target in self.by_name and self.by_name[b.target].intent
         ]
+        self.filler = ArgumentFiller(self.pools, self.bridges, config.optional_rate)
         self.graph = self._graph()
         for b in self.bridges:
             params = self.graph.explicit.setdefault((b.source, b.target), [])
@@ -175,7 +152,7 @@ class _Synthesizer:
             for _ in range(3):
                 self.env.reset(options={"task": self.base_task})
                 before = self.env.state.snapshot()
-                args = self._fill(spec, probe, [], {})
+                args = self.filler.fill(spec, probe, [], {})
                 if args is None:
                     continue
                 obs, _, _, _, info = self.env.step({"name": spec.name, "arguments": args[0]})
@@ -198,126 +175,6 @@ class _Synthesizer:
             pass
         return graph
 
-    # -- argument filling ------------------------------------------------------------------------
-
-    def _pool_value(self, spec: ToolSpec, param: str, rng: random.Random, affine: frozenset[Any] = frozenset()) -> Any:
-        """A value from the parameter's pool; with ``affine`` ids, one whose row holds one of them.
-
-        A bridge's target call is about the same people as its source: after the shop's order of
-        CUS-1029, the bank account drawn is one of CUS-1029's (the parts are aligned on them).
-        """
-        key = spec.pool_of(param)
-        pool = self.pools.candidates(key)
-        types = spec.param_type(param)
-        values = [v for v in pool if fits(v, types)]
-        column = self.pools.column_for(key) if affine else None
-        if column is not None:
-            near = {
-                row[column]
-                for rows in self.pools.rows.values()
-                for row in rows
-                if row.get(column) is not None and any(v in affine for k, v in row.items() if k != column)
-            }
-            values = [v for v in values if v in near] or values
-        if not values:
-            return MISSING
-        weights = [pool[v] for v in values]
-        return rng.choices(values, weights=weights, k=1)[0]
-
-    def _fill(
-        self, spec: ToolSpec, rng: random.Random, outputs: Sequence[Any], earlier: Mapping[str, Any]
-    ) -> tuple[dict[str, Any], dict[str, str]] | None:
-        """Arguments for one call, and the parameters that refer to an earlier output.
-
-        ``earlier`` maps the chain's earlier tools to their (decoded) outputs: a composition's
-        bridge into this tool takes its parameter from there (an order's total as an amount).
-        """
-        args: dict[str, Any] = {}
-        refs: dict[str, str] = {}
-        affine: frozenset[Any] = frozenset()
-        for bridge in self.bridges:
-            if bridge.target == spec.name and bridge.source in earlier and bridge.param not in args:
-                carried = _dig(earlier[bridge.source], bridge.field)
-                types = spec.param_type(bridge.param)
-                if carried is not None and not fits(carried, types) and "array" in types:
-                    carried = [carried]  # one recipient where a list of them is taken
-                if carried is not None and (fits(carried, types) or isinstance(carried, list)):
-                    args[bridge.param] = carried
-                    refs[bridge.param] = bridge.phrase or f"that {noun(bridge.field.rsplit('.', 1)[-1])}"
-                    affine = frozenset(v for v in leaves(earlier[bridge.source]) if shape(v))
-        template = spec.intent or ""
-        ids = [
-            p
-            for p in spec.required
-            if not spec.samples.get(p) and shape(next(iter(self.pools.candidates(spec.pool_of(p))), None))
-        ]
-        joint = self.pools.joint_row(ids, rng) if len(ids) >= 2 and rng.random() < 0.7 else {}
-        # Optional parameters come in the template's [...] segments: a segment is all or nothing
-        # (a time window needs its start and its end).
-        chosen: set[str] = set()
-        for segment in re.findall(r"\[([^\[\]]*)\]", template):
-            names = re.findall(r"\{(\w+)\}", segment)
-            if names and rng.random() < self.config.optional_rate:
-                chosen.update(names)
-        for param, schema in spec.properties.items():
-            if param in args:
-                continue
-            if param in joint and fits(joint[param], spec.param_type(param)):
-                args[param] = joint[param]
-                continue
-            required = param in spec.required
-            if not required and param not in chosen:
-                continue
-            ref = self._ref(spec.pool_of(param), outputs) if rng.random() < 0.8 else MISSING
-            if ref is not MISSING:
-                args[param] = ref
-                refs[param] = f"that {noun(param)}"
-                continue
-            value: Any = MISSING
-            if spec.samples.get(param):
-                value = rng.choice(spec.samples[param])
-            if value is MISSING:
-                value = self._pool_value(spec, param, rng, affine)
-            if value is MISSING and isinstance(schema.get("enum"), list):
-                value = rng.choice(schema["enum"])
-            if value is MISSING:
-                value = default_value(spec.param_type(param), rng)
-            if value is MISSING:
-                if required:
-                    return None
-                continue
-            args[param] = value
-        return args, refs
-
-    def _repair(self, args: dict[str, Any], refs: Mapping[str, str], error: str) -> dict[str, Any] | None:
-        """New arguments when an error message names an id that fits one argument better.
-
-        Servers written for models say what they need ("Only the organizer of EVT-1054,
-        Lucia Mwangi (PER-1038), can cancel it"); an id of the same shape as an argument that
-        the error mentions, and the call did not pass, replaces that argument.
-        """
-        mentioned = [m for m in re.findall(r"[A-Za-z]+[-_]?\d+", error) if shape(m)]
-        passed = {str(v) for v in args.values()}
-        for value in mentioned:
-            if value in passed:
-                continue
-            for param, current in args.items():
-                if param not in refs and shape(current) == shape(value):
-                    return {**args, param: value}
-        return None
-
-    def _ref(self, pool_name: str, outputs: Sequence[Any]) -> Any:
-        """A value of a pool that an earlier output holds unambiguously (the only one of its shape)."""
-        pool = self.pools.candidates(pool_name)
-        pool_shapes = {shape(v) for v in list(pool)[:50]} - {None}
-        if not pool_shapes:
-            return MISSING
-        for output in reversed(outputs):
-            found = {v for v in leaves(output) if shape(v) in pool_shapes}
-            if len(found) == 1:
-                return found.pop()
-        return MISSING
-
     # -- chains --------------------------------------------------------------------------------------
 
     def _pick_tool(self, rng: random.Random, previous: Sequence[str], want_write: bool) -> ToolSpec:
@@ -328,7 +185,7 @@ class _Synthesizer:
         weights = [1.0 / (1 + self.used[s.name]) for s in pool]
         return rng.choices(pool, weights=weights, k=1)[0]
 
-    def _sample_chain(self, rng: random.Random) -> _Chain | str:
+    def _sample_chain(self, rng: random.Random) -> Chain | str:
         cfg = self.config
         length = rng.choices(range(1, cfg.max_chain + 1), weights=cfg.length_weights[: cfg.max_chain], k=1)[0]
         self.env.reset(options={"task": self.base_task})
@@ -354,7 +211,7 @@ class _Synthesizer:
         for i in range(length):
             planned = i < len(plan)
             spec = self.by_name[plan[i]] if planned else self._pick_tool(rng, names, want_write=(i == write_at))
-            filled = self._fill(spec, rng, outputs, earlier)
+            filled = self.filler.fill(spec, rng, outputs, earlier)
             if filled is None:
                 return "no value for a required parameter"
             args, ref_params = filled
@@ -365,7 +222,7 @@ class _Synthesizer:
             obs, _, _, _, info = self.env.step({"name": spec.name, "arguments": args})
             record = info["calls"][-1]
             if record.status == "tool_error":
-                repaired = self._repair(args, ref_params, record.output)
+                repaired = self.filler.repair(args, ref_params, record.output)
                 if repaired is not None:  # the error named the value it wanted: try that once
                     args = repaired
                     sentence = render(spec.intent or "", args, ref_params) or sentence
@@ -389,7 +246,7 @@ class _Synthesizer:
             entities.update(str(v) for p, v in args.items() if p not in ref_params and shape(v))
         if self.env.state.fingerprint() == self.fp0:
             return "writes cancel out (no net change)"  # e.g. freeze then unfreeze: nothing to check
-        chain = _Chain(calls, sentences, texts, refs, names, entities, call_refs)
+        chain = Chain(calls, sentences, texts, refs, names, entities, call_refs)
         if not _traceable(chain, render_chain(sentences)):
             return "argument not traceable"
         return chain
@@ -450,20 +307,20 @@ class _Synthesizer:
             metadata={"length": 0, "dependencies": 0, "tools": [], "entities": []},
         )
 
-    def _to_task(self, index: int, chain: _Chain, variant: str, rng: random.Random) -> Task | None:
+    def _to_task(self, index: int, chain: Chain, variant: str, rng: random.Random) -> Task | None:
         instruction = render_chain(chain.sentences)
         hidden_goal = None
         metadata: dict[str, Any] = {}
         user: UserScenario | None = None
         if variant == "missing_param":
-            hidden = self._hide_param(chain, rng)
+            hidden = hide_param(chain, rng, self.by_name)
             if hidden is None:
                 variant = "complete"
             else:
                 instruction, hidden_goal, metadata["missing"] = hidden
-                user = self._scenario(chain, [instruction], [len(chain.calls)], missing=metadata["missing"])
+                user = scenario(chain, self.by_name, [instruction], [len(chain.calls)], missing=metadata["missing"])
         elif variant in DIALOGUE_KINDS:
-            made = self._dialogue(chain, variant, rng)
+            made = dialogue(chain, variant, rng, self.by_name, self.pools)
             if made is None:
                 return None
             user, hidden_goal = made
@@ -499,139 +356,6 @@ class _Synthesizer:
             metadata={**difficulty_meta, **metadata},
             user=user,
         )
-
-    # -- dialogue tasks ----------------------------------------------------------------------------
-
-    def _confirm_calls(self, chain: _Chain) -> list[int]:
-        return [
-            i
-            for i, call in enumerate(chain.calls)
-            if needs_confirmation(self.by_name[call["name"]].confirm, call["arguments"])
-        ]
-
-    def _dialogue(self, chain: _Chain, variant: str, rng: random.Random) -> tuple[UserScenario, str] | None:
-        """The user of a ``staged``, ``confirmation`` or ``change_of_mind`` task; None when the chain does not fit."""
-        sentences = list(chain.sentences)
-        goal = f"You want this done: {render_chain(chain.sentences)}"
-        if variant == "staged":
-            splits = [
-                k
-                for k in range(1, len(chain.calls))
-                if any(
-                    format_value(chain.calls[i]["arguments"][p]) in out
-                    for i in range(k, len(chain.calls))
-                    for p in chain.call_refs[i]
-                    for out in chain.outputs[:k]
-                )
-            ]
-            if not splits:
-                return None
-            k = rng.choice(splits)
-            later = render_chain(sentences[k:])
-            requests = [render_chain(sentences[:k]), "Now " + later[:1].lower() + later[1:]]
-            return self._scenario(chain, requests, [k, len(chain.calls) - k]), goal
-        confirm = self._confirm_calls(chain)
-        if not confirm:
-            return None
-        if variant == "confirmation":
-            return self._scenario(chain, [render_chain(sentences)], [len(chain.calls)]), goal
-        # change_of_mind: the request states another value for one argument of an action to confirm
-        options = []
-        for i in confirm:
-            spec = self.by_name[chain.calls[i]["name"]]
-            for param, value in chain.calls[i]["arguments"].items():
-                used_elsewhere = any(j != i and value in c["arguments"].values() for j, c in enumerate(chain.calls))
-                if param in chain.call_refs[i] or used_elsewhere or "{" + param + "}" not in (spec.intent or ""):
-                    continue
-                others = [v for v in spec.samples.get(param, ()) if v != value and fits(v, spec.param_type(param))]
-                if not others and shape(value):
-                    pool = self.pools.candidates(spec.pool_of(param))
-                    others = [v for v in pool if v != value and shape(v) == shape(value)][:20]
-                if others:
-                    options.append((i, param, others))
-        if not options:
-            return None
-        i, param, others = rng.choice(options)
-        was = rng.choice(sorted(others, key=str))
-        spec = self.by_name[chain.calls[i]["name"]]
-        refs = {p: f"that {noun(p)}" for p in chain.call_refs[i]}
-        old = render(spec.intent or "", {**chain.calls[i]["arguments"], param: was}, refs)
-        if old is None:
-            return None
-        sentences[i] = old
-        scenario = self._scenario(chain, [render_chain(sentences)], [len(chain.calls)], revise=(i, param, was))
-        return scenario, goal
-
-    def _scenario(
-        self,
-        chain: _Chain,
-        requests: list[str],
-        sizes: list[int],
-        *,
-        missing: Mapping[str, Any] | None = None,
-        revise: tuple[int, str, Any] | None = None,
-    ) -> UserScenario:
-        """The user: its slots, its requests, what it must confirm, and the reference dialogue."""
-        slots = []
-        for i, call in enumerate(chain.calls):
-            for param, value in call["arguments"].items():
-                if param in chain.call_refs[i]:
-                    continue  # from an earlier output, not from the user
-                hidden = missing is not None and missing.get("call") == i and missing.get("param") == param
-                was = revise[2] if revise is not None and revise[:2] == (i, param) else None
-                slots.append(Slot(param=param, value=value, call=i, said=not hidden, was=was))
-        confirm = self._confirm_calls(chain)
-        turns: list[dict[str, Any]] = []
-        start = 0
-        for s, size in enumerate(sizes):
-            for i in range(start, start + size):
-                call = chain.calls[i]
-                for slot in slots:
-                    if slot.call == i and not slot.said:
-                        turns.append({"say": f"Which {noun(slot.param)} should I use?"})
-                if i in confirm:
-                    spec = self.by_name[call["name"]]
-                    refs = {p: f"that {noun(p)}" for p in chain.call_refs[i]}
-                    for slot in slots:
-                        if slot.call == i and slot.was is not None:
-                            args = {**call["arguments"], slot.param: slot.was}
-                            turns.append({"say": _confirm_text(render(spec.intent or "", args, refs))})
-                    turns.append({"say": _confirm_text(render(spec.intent or "", call["arguments"], refs))})
-                turns.append({"name": call["name"], "arguments": call["arguments"]})
-            start += size
-            turns.append({"say": "All done." if s == len(sizes) - 1 else "Done. Anything else?"})
-        return UserScenario(
-            slots=tuple(slots),
-            stages=tuple(Stage(request=r, calls=n) for r, n in zip(requests, sizes, strict=True)),
-            confirm=tuple(confirm),
-            turns=tuple(turns),
-        )
-
-    def _hide_param(self, chain: _Chain, rng: random.Random) -> tuple[str, str, dict[str, Any]] | None:
-        options = []
-        for i, call in enumerate(chain.calls):
-            spec = self.by_name[call["name"]]
-            for param in spec.required:
-                value = call["arguments"].get(param)
-                slot = "{" + param + "}" in (spec.intent or "")
-                if value is None or not slot or isinstance(value, bool):
-                    continue
-                if not any(format_value(value) in out for out in chain.outputs[:i]):
-                    options.append((i, param))
-        if not options:
-            return None
-        i, param = rng.choice(options)
-        spec = self.by_name[chain.calls[i]["name"]]
-        sentences = list(chain.sentences)
-        ask = f"(ask me which {noun(param)})"
-        redone = render(spec.intent or "", chain.calls[i]["arguments"], {param: ask})
-        if redone is None:
-            return None
-        redone = redone.replace("$" + ask, ask).replace(f"'{ask}'", ask).replace(f'"{ask}"', ask)
-        sentences[i] = redone
-        value = chain.calls[i]["arguments"][param]
-        goal = f"The {noun(param)} for step {i + 1} is {format_value(value)}."
-        return render_chain(sentences), goal, {"call": i, "param": param}
 
     # -- the run -------------------------------------------------------------------------------------
 
@@ -807,19 +531,13 @@ class _Synthesizer:
             self.dialogue_env.close()
 
 
-def _traceable(chain: _Chain, instruction: str) -> bool:
+def _traceable(chain: Chain, instruction: str) -> bool:
     """Every argument value is in the instruction or in an earlier call's output."""
     return all(
         is_traceable(value, instruction, chain.outputs[:i])
         for i, call in enumerate(chain.calls)
         for value in leaves(call["arguments"])
     )
-
-
-def _confirm_text(sentence: str | None) -> str:
-    """How the reference agent asks the user to approve an action."""
-    text = (sentence or "do this").rstrip(".")
-    return f"I am about to {text[:1].lower()}{text[1:]}. Shall I go ahead?"
 
 
 def _replace(task: Task, **changes: Any) -> Task:

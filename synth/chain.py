@@ -1,0 +1,46 @@
+"""A chain of calls as synthesis builds it: the calls, the sentences that ask for them, their outputs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Chain", "dig"]
+
+
+@dataclass
+class Chain:
+    """A sampled chain of calls that ran on the live server.
+
+    Attributes:
+        calls: The calls (``{"name": ..., "arguments": {...}}``), as the agent names them.
+        sentences: One rendered request per call.
+        outputs: Each call's output text.
+        refs: How many arguments refer to an earlier output (``that account``).
+        tools: The tools called, in order.
+        entities: The entity ids the chain touches.
+        call_refs: Per call, the parameters that refer to an earlier output.
+        missing: For a ``missing_param`` task: the call and parameter the request leaves out.
+    """
+
+    calls: list[dict[str, Any]]
+    sentences: list[str]
+    outputs: list[str]
+    refs: int
+    tools: list[str]
+    entities: set[str]
+    call_refs: list[set[str]]
+    missing: tuple[int, str] | None = None
+
+
+def dig(output: Any, path: str) -> Any:
+    """The value at a dot-separated path of a decoded JSON output (None when absent)."""
+    for key in path.split("."):
+        if isinstance(output, Mapping) and key in output:
+            output = output[key]
+        elif isinstance(output, list) and key.isdigit() and int(key) < len(output):
+            output = output[int(key)]
+        else:
+            return None
+    return output
