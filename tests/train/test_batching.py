@@ -13,15 +13,11 @@ torch = pytest.importorskip("torch", reason="training needs the [train] extra (t
 peft = pytest.importorskip("peft", reason="training needs the [train] extra")
 
 import gym_mcp  # noqa: E402
+from gym_mcp.policies.decoding import generate_replies  # noqa: E402
 from gym_mcp.train.data import encode_conversation, pad_batch, reference_conversation  # noqa: E402
-from gym_mcp.train.grpo import (  # noqa: E402
-    Rollout,
-    generate_replies,
-    grpo_step,
-    load_lora_model,
-    sft_step,
-    turn_starts,
-)
+from gym_mcp.train.loading import load_lora_model  # noqa: E402
+from gym_mcp.train.losses import grpo_step, sft_step, turn_starts  # noqa: E402
+from gym_mcp.train.rollouts import Rollout  # noqa: E402
 from gym_mcp.train.trainer import held_out_split  # noqa: E402
 from tests.helpers import deposit_then_balance_task  # noqa: E402
 from tests.tiny_model import build_tiny_model  # noqa: E402
@@ -160,7 +156,7 @@ def test_a_groups_prompt_is_computed_once_and_gives_the_same_replies(tiny: Path)
 
 
 def test_the_next_turn_runs_only_its_new_tokens_and_replies_as_a_full_prompt_does(tiny: Path) -> None:
-    from gym_mcp.train.grpo import PromptCache
+    from gym_mcp.policies.decoding import PromptCache
 
     model, tokenizer = _plain_model(tiny)
     first = [*PROMPTS, PROMPTS[0]]  # the same prompt twice (a group): run once

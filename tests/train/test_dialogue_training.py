@@ -13,7 +13,8 @@ peft = pytest.importorskip("peft", reason="training needs the [train] extra")
 import gym_mcp  # noqa: E402, F401
 from gym_mcp.policies.prompt import prompt_format  # noqa: E402
 from gym_mcp.train.data import IGNORE, encode_conversation, reference_conversation  # noqa: E402
-from gym_mcp.train.grpo import load_lora_model, rollout_group  # noqa: E402
+from gym_mcp.train.loading import load_lora_model  # noqa: E402
+from gym_mcp.train.rollouts import rollout_group  # noqa: E402
 from tests.tiny_model import build_tiny_model  # noqa: E402
 from tests.users.test_users import ASK_150, dialogue_task  # noqa: E402
 

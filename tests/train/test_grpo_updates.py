@@ -11,7 +11,9 @@ import pytest
 torch = pytest.importorskip("torch", reason="training needs the [train] extra (the README's test command installs it)")
 peft = pytest.importorskip("peft", reason="training needs the [train] extra")
 
-from gym_mcp.train.grpo import grpo_step, load_lora_model, rollout  # noqa: E402
+from gym_mcp.train.loading import load_lora_model  # noqa: E402
+from gym_mcp.train.losses import grpo_step  # noqa: E402
+from gym_mcp.train.rollouts import rollout  # noqa: E402
 from tests.helpers import deposit_then_balance_task  # noqa: E402
 from tests.tiny_model import build_tiny_model  # noqa: E402
 

@@ -15,11 +15,11 @@ peft = pytest.importorskip("peft", reason="training needs the [train] extra")
 
 import gym_mcp  # noqa: E402
 from gym_mcp.train.data import IGNORE, encode_conversation, reference_conversation  # noqa: E402
-from gym_mcp.train.grpo import (  # noqa: E402
+from gym_mcp.train.loading import load_lora_model  # noqa: E402
+from gym_mcp.train.losses import (  # noqa: E402
     clipped_surrogate,
     group_advantages,
     kl_to_reference,
-    load_lora_model,
     sft_step,
     token_logprobs,
 )
@@ -126,7 +126,8 @@ def test_reference_logprobs_with_the_adapter_disabled(tiny: Path, conversation: 
 
 
 def test_one_grpo_step_through_the_environment(tiny: Path) -> None:
-    from gym_mcp.train.grpo import grpo_step, rollout
+    from gym_mcp.train.losses import grpo_step
+    from gym_mcp.train.rollouts import rollout
 
     model, tokenizer = _lora(tiny)
     # a reward with spread even for a random model: the length of its final answer, modulo 3
@@ -397,7 +398,7 @@ def test_example_configs_parse_and_the_adapter_example_runs(tiny: Path, tmp_path
 
 
 def test_forked_group_starts_mid_episode_and_learns_only_sampled_tokens(tiny: Path) -> None:
-    from gym_mcp.train.grpo import rollout_group
+    from gym_mcp.train.rollouts import rollout_group
 
     model, tokenizer = _lora(tiny)
     env = gym.make("gym_mcp/Banking-v0", max_steps=3)
@@ -442,7 +443,7 @@ def test_batched_evaluation_plays_every_task_through_live_envs(tiny: Path) -> No
 
 def test_resolve_model_errors_name_the_problem(tmp_path: Path) -> None:
     from gym_mcp.errors import ConfigError
-    from gym_mcp.policies.models import resolve_model
+    from gym_mcp.policies.weights import resolve_model
 
     with pytest.raises(ConfigError, match="does not exist"):
         resolve_model(str(tmp_path / "missing-folder"))
@@ -460,7 +461,7 @@ def test_default_model_converts_once_from_its_gguf_file(tmp_path: Path, monkeypa
     final norm.
     """
     from gym_mcp.errors import ConfigError
-    from gym_mcp.policies.models import find_default_gguf, resolve_model
+    from gym_mcp.policies.weights import find_default_gguf, resolve_model
 
     gguf = pytest.importorskip("gguf", reason="reading GGUF files needs the gguf package (in the [train] extra)")
     try:
@@ -506,7 +507,7 @@ def test_default_model_converts_once_from_its_gguf_file(tmp_path: Path, monkeypa
 
 
 def test_per_turn_weights_make_every_assistant_turn_weigh_one() -> None:
-    from gym_mcp.train.grpo import turn_weights
+    from gym_mcp.train.losses import turn_weights
 
     labels = torch.tensor(
         [
