@@ -48,7 +48,7 @@ def _load(args: Any, scratch: Path) -> tuple[Any, Any, list[Any]]:
         return model, AutoTokenizer.from_pretrained(path, local_files_only=True), tasks
     from peft import PeftModel
 
-    from gym_mcp.policies.models import resolve_model
+    from gym_mcp.policies.weights import resolve_model
 
     run = Path(args.run)
     config = json.loads((run / "config.json").read_text())

@@ -3,7 +3,7 @@
 The unit compared is **one policy update over one fixed GRPO group** of G conversations
 (same model, same LoRA initialisation, same token ids, same optimizer), timed end to end:
 
-- ``ours``: `gym_mcp.train.grpo.grpo_step(model, tokenizer, optimizer, rollouts)`, exactly as
+- ``ours``: `gym_mcp.train.losses.grpo_step(model, tokenizer, optimizer, rollouts)`, exactly as
   the trainer calls it: encode the G conversations (`encode_conversation`), pad them into one
   batch, a forward + backward through the LoRA model, ``optimizer.step()``, ``zero_grad()``.
 - ``TRL``: ``GRPOTrainer.compute_loss(model, inputs)`` + ``accelerator.backward(loss)`` +
@@ -87,7 +87,7 @@ def build_group(group: int, chain: int, distractors: int) -> list[dict[str, Any]
 
 
 def to_rollouts(group: list[dict[str, Any]]) -> list[Any]:
-    from gym_mcp.train.grpo import Rollout
+    from gym_mcp.train.rollouts import Rollout
 
     return [Rollout(g["messages"], g["tools"], g["reward"]) for g in group]
 
@@ -97,7 +97,7 @@ def trl_inputs(tokenizer: Any, rollouts: list[Any], device: str) -> tuple[dict[s
     import torch
 
     from gym_mcp.train.data import IGNORE, encode_conversation
-    from gym_mcp.train.grpo import group_advantages
+    from gym_mcp.train.losses import group_advantages
 
     examples = [encode_conversation(tokenizer, r.messages, r.tools) for r in rollouts]
     starts = [next(i for i, label in enumerate(e.labels) if label != IGNORE) for e in examples]
@@ -142,7 +142,7 @@ class Side:
 def load_lora(path: str, device: str) -> tuple[Any, Any]:
     """The model with fresh LoRA adapters, as `load_lora_model` makes it, for every side alike.
 
-    A model converted from GGUF by `gym_mcp.policies.models` keeps a ``quantization_config`` in its
+    A model converted from GGUF by `gym_mcp.policies.weights` keeps a ``quantization_config`` in its
     config.json; its weights are plain fp32, but transformers' Trainer (hence TRL) refuses a model
     loaded with it, so it is dropped here.
     """
@@ -162,7 +162,7 @@ def load_lora(path: str, device: str) -> tuple[Any, Any]:
 def make_side(name: str, path: str, group: list[dict[str, Any]], device: str, tmp: str) -> Side:
     import torch
 
-    from gym_mcp.train.grpo import grpo_step
+    from gym_mcp.train.losses import grpo_step
 
     model, tokenizer = load_lora(path, device)
     rollouts = to_rollouts(group)
@@ -222,10 +222,10 @@ def _trl_trainer(model: Any, tokenizer: Any, group: int, device: str, tmp: str) 
 
 
 def grpo_version() -> str:
-    """A hash of the ``grpo.py`` this process imported (the code under test may be edited between runs)."""
-    import gym_mcp.train.grpo as grpo
+    """A hash of the ``losses.py`` this process imported (the code under test may be edited between runs)."""
+    import gym_mcp.train.losses as losses
 
-    return hashlib.sha256(Path(grpo.__file__).read_bytes()).hexdigest()[:12]
+    return hashlib.sha256(Path(losses.__file__).read_bytes()).hexdigest()[:12]
 
 
 def timed_step(side: Side, device: str) -> tuple[float, float]:
@@ -296,7 +296,7 @@ def resolve(model: str | None, tmp: Path) -> str:
         from tests.tiny_model import build_tiny_model
 
         return str(build_tiny_model(tmp / "tiny"))
-    from gym_mcp.policies.models import resolve_model
+    from gym_mcp.policies.weights import resolve_model
 
     return resolve_model(model, verbose=True)
 
@@ -388,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     versions = {m.get("grpo_version") for m in memory.values()} | {version}
     if len(versions) > 1:
-        print(f"WARNING: grpo.py changed during the run ({sorted(versions)}): timing and memory saw different code")
+        print(f"WARNING: losses.py changed during the run ({sorted(versions)}): timing and memory saw different code")
     result = {
         "model": model_name,
         "device": device,

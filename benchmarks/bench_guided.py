@@ -40,7 +40,7 @@ def _load(args: Any, scratch: Path) -> tuple[Any, Any, list[Any], dict[str, Any]
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from gym_mcp.tasks import load_tasks
-    from gym_mcp.train.trainer import TrainConfig
+    from gym_mcp.train import TrainConfig
 
     if args.quick:
         from gym_mcp.synth import SynthConfig, synthesize
@@ -51,7 +51,7 @@ def _load(args: Any, scratch: Path) -> tuple[Any, Any, list[Any], dict[str, Any]
         base = AutoModelForCausalLM.from_pretrained(path, local_files_only=True)
         model = get_peft_model(base, LoraConfig(r=4, target_modules=["q_proj", "v_proj"]))
         return model, AutoTokenizer.from_pretrained(path, local_files_only=True), tasks, vars(TrainConfig())
-    from gym_mcp.policies.models import resolve_model
+    from gym_mcp.policies.weights import resolve_model
 
     run = Path(args.run)
     config = json.loads((run / "config.json").read_text())

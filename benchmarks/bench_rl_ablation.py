@@ -69,7 +69,7 @@ def _fork_run(source: Path, dest: Path) -> None:
 
 def run_seed(base: Any, seed: int, out: Path, *, sft_eval: bool = False, unscaled: bool = False) -> dict[str, Any]:
     """The runs of one seed; returns their held-out results and GRPO's group statistics."""
-    from gym_mcp.train.trainer import train
+    from gym_mcp.train import train
 
     folder = out / f"seed{seed}"
     if folder.exists():  # a previous run's checkpoints would be resumed, not retrained
@@ -153,7 +153,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     started = time.perf_counter()
-    from gym_mcp.train.trainer import TrainConfig
+    from gym_mcp.train import TrainConfig
 
     base = TrainConfig()
     scratch = None

@@ -70,8 +70,8 @@ def _trained(run: Path) -> dict[str, Any] | None:
 
     from gym_mcp import env_id
     from gym_mcp.policies.guided import CallGrammar
-    from gym_mcp.policies.models import resolve_model
     from gym_mcp.policies.prompt import prompt_format
+    from gym_mcp.policies.weights import resolve_model
     from gym_mcp.rewards import CompositeReward
     from gym_mcp.tasks import load_tasks
     from gym_mcp.wrappers import Perturb

@@ -24,7 +24,7 @@ import torch
 import trl
 from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
-from gym_mcp.policies.models import resolve_model
+from gym_mcp.policies.weights import resolve_model
 from gym_mcp.rewards import CompositeReward
 from gym_mcp.synth import SynthConfig, synthesize
 from gym_mcp.tasks import load_tasks

@@ -14,9 +14,10 @@ loss (label -100).
 from __future__ import annotations
 
 import random
+import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 
@@ -32,11 +33,17 @@ __all__ = [
     "Example",
     "compact_tools",
     "encode_conversation",
+    "held_out_split",
     "pad_batch",
     "recovery_conversation",
     "reference_conversation",
+    "run_tasks",
     "schema_ordered",
+    "sft_batch_indices",
 ]
+
+if TYPE_CHECKING:
+    from gym_mcp.train.config import TrainConfig
 
 IGNORE = -100
 
@@ -262,3 +269,89 @@ def pad_batch(examples: Sequence[Example], pad_id: int, device: Any = None) -> t
     ids = torch.tensor([e.input_ids + [pad_id] * (width - len(e.input_ids)) for e in examples], device=device)
     labels = torch.tensor([e.labels + [IGNORE] * (width - len(e.labels)) for e in examples], device=device)
     return ids, labels
+
+
+def run_tasks(config: TrainConfig) -> list[Any]:
+    """The run's tasks: ``config.tasks`` read, or ``n_tasks`` synthesized on ``config.server`` with ``config.seed``."""
+    from gym_mcp.synth import SynthConfig, synthesize
+    from gym_mcp.tasks import load_tasks
+
+    if config.tasks:
+        return load_tasks(config.tasks)
+    from gym_mcp.progress import progress_bar
+
+    print(f"synthesizing {config.n_tasks} {config.server} tasks (verified by replay)", file=sys.stderr)
+    settings = SynthConfig(
+        n=config.n_tasks, seed=config.seed, max_chain=config.max_chain, heldout_tools=config.held_out_tools
+    )
+    if config.dialogue_share and config.user:
+        plain = {k: v * (1 - config.dialogue_share) for k, v in settings.variants.items()}
+        each = config.dialogue_share / 3
+        variants = {**plain, "staged": each, "change_of_mind": each, "confirmation": each}
+        settings = replace(settings, variants=variants, max_attempts=60)
+    return synthesize(config.server, settings, progress=progress_bar("synthesizing", "tasks")).tasks
+
+
+def _stratum(task: Any) -> tuple[str, int]:
+    return (str(task.variant or "complete"), len(task.reference_calls))
+
+
+def held_out_split(tasks: Sequence[Any], n: int) -> tuple[list[Any], list[Any]]:
+    """The train tasks and ``n`` held-out tasks, the held-out ones stratified by variant and chain length.
+
+    Held-out tasks come from the ``test`` split (templates and entities the train split does not
+    use). Each (variant, chain length) stratum gets a share of the ``n`` places in proportion to
+    its size, at least one while places last (so a rare variant, e.g. irrelevant requests, is
+    evaluated), the rest by largest remainder; within a stratum, tasks keep their file order.
+    A task set without a test split trains on everything and holds nothing out.
+
+    Returns:
+        ``(train, held_out)``.
+    """
+    train = [t for t in tasks if t.split == "train"] or list(tasks)
+    test = [t for t in tasks if t.split == "test"]
+    if n >= len(test):
+        return train, test
+    strata: dict[tuple[str, int], list[Any]] = {}
+    for task in test:
+        strata.setdefault(_stratum(task), []).append(task)
+    keys = sorted(strata, key=lambda k: (-len(strata[k]), k))
+    quota = dict.fromkeys(keys, 0)
+    for key in keys[:n]:  # at least one each, the largest strata first
+        quota[key] = 1
+    left = n - sum(quota.values())
+    if left > 0:
+        exact = {k: n * len(strata[k]) / len(test) for k in keys}
+        while left > 0:  # the stratum furthest below its proportional share gets the next place
+            key = max(
+                (k for k in keys if quota[k] < len(strata[k])), key=lambda k: (exact[k] - quota[k], -keys.index(k))
+            )
+            quota[key] += 1
+            left -= 1
+    chosen = {id(t) for k in keys for t in strata[k][: quota[k]]}
+    return train, [t for t in test if id(t) in chosen]
+
+
+def sft_batch_indices(n: int, step: int, batch: int, seed: int) -> list[int]:
+    """Which of ``n`` examples SFT step ``step`` trains on: epoch after epoch, each in a new order.
+
+    Every example is seen once per epoch (sampling with replacement leaves about a third of
+    them unseen after one epoch's worth of steps). The order depends only on ``seed`` and the
+    epoch, so a resumed run draws the batches the uninterrupted one would have.
+
+    Args:
+        n: Number of examples.
+        step: SFT step (0-based).
+        batch: Conversations per step (at most ``n``).
+        seed: The run's seed.
+    """
+    size = min(batch, n)
+    orders: dict[int, list[int]] = {}
+    picked = []
+    for pos in range(step * size, (step + 1) * size):
+        epoch, i = divmod(pos, n)
+        if epoch not in orders:
+            orders[epoch] = list(range(n))
+            random.Random(f"{seed}:sft:{epoch}").shuffle(orders[epoch])
+        picked.append(orders[epoch][i])
+    return picked

@@ -4,18 +4,26 @@
 prompts of all open episodes in a batch go through one batched generation (see `play`). It is
 the in-process counterpart of `gym_mcp.evaluation` (which drives any `Policy`, one episode per
 thread) for models being trained: no server for the model, no reload of the weights.
+`evaluate_held_out` is the trainer's before/after evaluation: saved in the run folder, and the
+base model's cached across runs.
 """
 
 from __future__ import annotations
 
+import json
+import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from gym_mcp.progress import Progress
 
-__all__ = ["ModelEval", "evaluate_model"]
+if TYPE_CHECKING:
+    from gym_mcp.train.config import TrainConfig
+
+__all__ = ["ModelEval", "eval_cache_path", "evaluate_held_out", "evaluate_model"]
 
 
 @dataclass
@@ -81,7 +89,7 @@ def evaluate_model(
         The metrics and one row per episode.
     """
     from gym_mcp.train.data import compact_tools
-    from gym_mcp.train.grpo import play
+    from gym_mcp.train.rollouts import play
 
     start = time.perf_counter()
     envs = [make_env() for _ in range(min(batch_size, max(1, len(tasks))))]
@@ -147,3 +155,93 @@ def evaluate_model(
         episodes=rows,
         seconds=time.perf_counter() - start,
     )
+
+
+def evaluate_held_out(
+    path: Path,
+    label: str,
+    model: Any,
+    tokenizer: Any,
+    fmt: Any,
+    make_env: Any,
+    tasks: list[Any],
+    config: TrainConfig,
+    progress: bool,
+    *,
+    cache: bool = False,
+    grammar: Any = None,
+) -> dict[str, Any] | None:
+    """Evaluate on the held-out tasks once (a resumed run reuses the saved result).
+
+    With ``cache`` (the base model, evaluated with its adapters off, and evaluation is greedy),
+    the result is also kept under ``$GYM_MCP_HOME/cache/evals`` keyed by the model's files, the
+    prompt format, the tasks and the generation settings, and a later run with the same key
+    reuses it instead of playing the episodes again.
+    """
+    if not tasks:
+        return None
+    if path.exists():
+        saved: dict[str, Any] = json.loads(path.read_text())
+        return saved
+    cached = eval_cache_path(config, fmt, tasks) if cache else None
+    if cached is not None and cached.is_file():
+        summary = json.loads(cached.read_text())
+        summary["cached"] = True
+        print(f"{label}: evaluation reused from {cached}", file=sys.stderr)
+        path.write_text(json.dumps(summary, indent=1))
+        return dict(summary)
+    result = evaluate_model(
+        model,
+        tokenizer,
+        make_env,
+        tasks,
+        batch_size=config.per_device_eval_batch_size,
+        max_new_tokens=config.max_completion_length,
+        distractors=None if config.distractor_tools < 0 else config.distractor_tools,
+        progress=f"evaluating the {label} on {len(tasks)} held-out tasks" if progress else None,
+        answer_tokens=config.max_answer_tokens,
+        fmt=fmt,
+        grammar=grammar,
+    )
+    summary = asdict(result)
+    path.write_text(json.dumps(summary, indent=1))
+    if cached is not None:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(".tmp")
+        tmp.write_text(json.dumps(summary))
+        tmp.replace(cached)
+    return summary
+
+
+def eval_cache_path(config: TrainConfig, fmt: Any, tasks: Sequence[Any]) -> Path:
+    """Where the base model's evaluation on ``tasks`` is cached (a hash of everything it depends on)."""
+    import hashlib
+
+    import gym_mcp
+    from gym_mcp.policies.weights import models_dir, resolve_model
+
+    folder = Path(resolve_model(config.model))
+    files = sorted(folder.glob("*")) if folder.is_dir() else []
+    probe_tool = {"type": "function", "function": {"name": "probe", "parameters": {"type": "object"}}}
+    key = {
+        "model": str(config.model),
+        "files": [(f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in files if f.is_file()],
+        "prompt": [fmt.name, fmt.prompt([{"role": "user", "content": "probe"}], [probe_tool])],
+        "tasks": [t.model_dump(mode="json") for t in tasks],
+        "settings": [
+            config.server,
+            config.max_completion_length,
+            config.max_answer_tokens,
+            config.max_episode_steps,
+            config.distractor_tools,
+            config.per_device_eval_batch_size,
+            config.reward,
+            config.lora_targets,
+            config.guided_calls,
+            config.eval_perturb,
+            config.user,
+        ],
+        "version": gym_mcp.__version__,
+    }
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()[:24]
+    return models_dir().parent / "evals" / f"{digest}.json"

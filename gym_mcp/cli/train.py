@@ -22,7 +22,8 @@ def register(sub: Any) -> None:
 
 
 def _train(args: argparse.Namespace) -> int:
-    from gym_mcp.train.trainer import TrainConfig, summary_table, timing_table, train
+    from gym_mcp.train import TrainConfig, train
+    from gym_mcp.train.reporting import summary_table, timing_table
 
     config = TrainConfig.from_toml(args.config) if args.config else TrainConfig()
     if args.output_dir:

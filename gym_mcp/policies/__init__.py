@@ -11,6 +11,9 @@ message with ``tool_calls``, or text. Built in:
 - `OpenAIPolicy` (remote): any OpenAI-compatible chat endpoint, over the one retrying `ChatClient`;
 - `LocalModel` / `LocalModelPolicy` (local, needs ``[train]``): a transformers model plus an
   optional PEFT adapter; `serve_model` serves it as an OpenAI-compatible endpoint;
+- `decoding`: the one decode loop (batched, cached, stop-aware) that `LocalModel` and the
+  trainer's evaluation and rollouts generate with;
+- `weights`: where model weights come from (a folder, a converted GGUF, a cached Hugging Face id);
 - `prompt`: the compact prompt local models and the trainer render;
 - `guided`: tool calls decoded under the shown tools' JSON schemas (xgrammar), for local models
   and the trainer's evaluation and rollouts.

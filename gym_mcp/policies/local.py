@@ -7,7 +7,8 @@ Needs the ``[train]`` extra (torch, transformers, peft). Models come from a loca
 tool, then the conversation with ``<|user|>``/``<|assistant|>``/``<|tool|>`` markers); the model
 calls tools as Hermes ``<tool_call>{json}</tool_call>`` (or its template's JSON).
 
-- `LocalModel`: load, render, generate (stops after a call, at a new turn, or at the end-of-text token).
+- `LocalModel`: load, render, generate with the trainer's decode loop (`gym_mcp.policies.decoding`:
+  stops after a call, at a new turn, or at the end-of-text token).
 - `LocalModelPolicy`: a `Policy` over it.
 - `serve_model`: an OpenAI-compatible ``/v1/chat/completions`` server (``gym-mcp serve-model``),
   so any agent framework, and `OpenAIPolicy`, can drive a local or trained model.
@@ -26,7 +27,6 @@ from typing import Any
 from gym_mcp.actions.parsing import auto_parser
 from gym_mcp.errors import ConfigError, DependencyMissing
 from gym_mcp.policies.base import Policy
-from gym_mcp.policies.prompt import STOP_STRINGS, cut_reply
 from gym_mcp.policies.prompt import prompt_format as prompt_format_for
 
 __all__ = ["LocalModel", "LocalModelPolicy", "make_app", "serve_model"]
@@ -37,7 +37,7 @@ class LocalModel:
 
     Args:
         path: Folder with the model and tokenizer (``save_pretrained`` output), a ``.gguf`` file,
-            or ``"smollm2"`` (the default model; see `gym_mcp.policies.models.resolve_model`).
+            or ``"smollm2"`` (the default model; see `gym_mcp.policies.weights.resolve_model`).
         adapter: Folder with a PEFT adapter to apply.
         device: Torch device (default CPU).
         prompt_format: ``"auto"``, ``"chat_template"`` or ``"compact"`` (see
@@ -57,18 +57,17 @@ class LocalModel:
         guided_calls: bool = False,
     ) -> None:
         try:
-            import torch
+            import torch  # noqa: F401  (the [train] extra is there)
             from transformers import AutoModelForCausalLM, AutoTokenizer
         except ImportError as exc:
             raise DependencyMissing(
                 "local models need the [train] extra: pip install -e '.[train]'", extra="train"
             ) from exc
-        from gym_mcp.policies.models import resolve_model
+        from gym_mcp.policies.weights import resolve_model
 
         folder = Path(resolve_model(path, verbose=True))
         if not folder.is_dir():
             raise ConfigError(f"model folder {folder} does not exist (models are loaded from local paths only)")
-        self.torch = torch
         self.tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
         self.format = prompt_format_for(self.tokenizer, prompt_format)
         model: Any = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True)
@@ -102,23 +101,26 @@ class LocalModel:
 
         With ``guided_calls`` and ``tools``, a call is decoded under those tools' schemas.
         """
-        torch = self.torch
-        inputs = self.tokenizer(prompt, return_tensors="pt").to(self.device)
-        kwargs: dict[str, Any] = {"max_new_tokens": max_new_tokens, "pad_token_id": self.tokenizer.eos_token_id}
-        if temperature > 0:
-            kwargs.update(do_sample=True, temperature=temperature, top_p=top_p)
-        else:
-            kwargs.update(do_sample=False)
-        kwargs["stop_strings"] = list(STOP_STRINGS)
-        kwargs["tokenizer"] = self.tokenizer
-        guide = self.grammar.logits_processor(tools) if self.grammar is not None and tools else None
-        if guide is not None:
-            kwargs["logits_processor"] = [guide]
-        with self._lock, torch.no_grad():
-            if seed is not None:
-                torch.manual_seed(seed)
-            out = self.model.generate(**inputs, **kwargs)
-        return cut_reply(str(self.tokenizer.decode(out[0, inputs["input_ids"].shape[1] :], skip_special_tokens=True)))
+        from gym_mcp.policies.decoding import generate_replies
+
+        # the trainer's decode loop, one row: a local model answers as the same weights did in
+        # training. Sampling keeps what `generate` did here: the generation config's top_k, or
+        # transformers' default of 50 when the model's config leaves it unset
+        top_k = getattr(getattr(self.model, "generation_config", None), "top_k", None)
+        top_k = 50 if top_k is None else top_k
+        with self._lock:
+            return generate_replies(
+                self.model,
+                self.tokenizer,
+                [prompt],
+                max_new_tokens=max_new_tokens,
+                temperature=temperature,
+                seed=seed,
+                grammar=self.grammar if tools else None,
+                tools=[tools] if self.grammar is not None and tools else None,
+                top_k=top_k if temperature > 0 else None,
+                top_p=top_p,
+            )[0]
 
     def chat(
         self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] = (), **sampling: Any

@@ -188,14 +188,14 @@ def _model(tiny: Path) -> tuple[Any, Any]:
     import peft
     import torch
 
-    from gym_mcp.train.grpo import load_lora_model
+    from gym_mcp.train.loading import load_lora_model
 
     torch.manual_seed(0)
     return load_lora_model(tiny, peft.LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"]))
 
 
 def test_a_grpo_group_on_a_remote_env_equals_a_local_one(pool: WorkerPool, tiny: Path, task_file: Path) -> None:
-    from gym_mcp.train.grpo import rollout_group
+    from gym_mcp.train.rollouts import rollout_group
 
     model, tokenizer = _model(tiny)
     task = next(t for t in load_tasks(task_file) if len(t.reference_calls) >= 2)
@@ -211,7 +211,7 @@ def test_a_grpo_group_on_a_remote_env_equals_a_local_one(pool: WorkerPool, tiny:
 
 
 def test_rollouts_lost_with_their_worker_are_left_out(pool: WorkerPool, tiny: Path, task_file: Path) -> None:
-    from gym_mcp.train.grpo import play
+    from gym_mcp.train.rollouts import play
 
     model, tokenizer = _model(tiny)
     task = load_tasks(task_file)[0]
@@ -230,7 +230,7 @@ def test_rollouts_lost_with_their_worker_are_left_out(pool: WorkerPool, tiny: Pa
 
 
 def test_the_trainer_plays_grpo_on_ray_workers(tiny: Path, task_file: Path, tmp_path: Path) -> None:
-    from gym_mcp.train.trainer import TrainConfig, train
+    from gym_mcp.train import TrainConfig, train
 
     config = TrainConfig(
         model=str(tiny),

@@ -77,7 +77,7 @@ def test_a_schema_xgrammar_cannot_compile_leaves_that_prompt_unguided(
 ) -> None:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from gym_mcp.train.grpo import generate_replies
+    from gym_mcp.policies.decoding import generate_replies
 
     folder, prompt = slipping_model
     tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
@@ -98,7 +98,7 @@ def test_guidance_removes_what_no_tool_takes_and_keeps_valid_calls(
 ) -> None:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from gym_mcp.train.grpo import generate_replies
+    from gym_mcp.policies.decoding import generate_replies
 
     folder, prompt = slipping_model
     tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)

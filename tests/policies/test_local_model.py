@@ -112,3 +112,33 @@ def test_replies_are_cut_after_the_first_call_or_before_a_turn_that_is_not_the_m
     assert cut_reply("All done.\n<|user|>\nthanks<tool_call>{}</tool_call>") == "All done."
     assert cut_reply("ok<|tool|>{}") == "ok"
     assert cut_reply("  plain answer \n") == "plain answer"
+
+
+@pytest.mark.parametrize(("temperature", "top_p", "seed"), [(0.0, 1.0, None), (1.0, 1.0, 3), (0.7, 0.9, 5)])
+def test_a_local_model_decodes_as_transformers_generate_did(
+    taught_model: Path, temperature: float, top_p: float, seed: int | None
+) -> None:
+    """The shared decode loop (`gym_mcp.policies.decoding`) gives what ``model.generate`` gave, sampled too."""
+    import torch
+
+    from gym_mcp.policies.prompt import STOP_STRINGS, cut_reply
+
+    model = LocalModel(taught_model)
+    for prompt in ("<|user|>\nhello\n<|assistant|>\n", "<|user|>\nShow the balance of ACC-1001\n<|assistant|>\n"):
+        inputs = model.tokenizer(prompt, return_tensors="pt")
+        sampling = {"do_sample": True, "temperature": temperature, "top_p": top_p} if temperature else {}
+        if seed is not None:
+            torch.manual_seed(seed)
+        out = model.model.generate(
+            **inputs,
+            max_new_tokens=24,
+            pad_token_id=model.tokenizer.eos_token_id,
+            stop_strings=list(STOP_STRINGS),
+            tokenizer=model.tokenizer,
+            do_sample=bool(temperature),
+            **{k: v for k, v in sampling.items() if k != "do_sample"},
+        )
+        new = out[0, inputs["input_ids"].shape[1] :]
+        expected = cut_reply(model.tokenizer.decode(new, skip_special_tokens=True))
+        got = model.generate(prompt, max_new_tokens=24, temperature=temperature, top_p=top_p, seed=seed)
+        assert got == expected

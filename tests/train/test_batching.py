@@ -13,16 +13,16 @@ torch = pytest.importorskip("torch", reason="training needs the [train] extra (t
 peft = pytest.importorskip("peft", reason="training needs the [train] extra")
 
 import gym_mcp  # noqa: E402
-from gym_mcp.train.data import encode_conversation, pad_batch, reference_conversation  # noqa: E402
-from gym_mcp.train.grpo import (  # noqa: E402
-    Rollout,
-    generate_replies,
-    grpo_step,
-    load_lora_model,
-    sft_step,
-    turn_starts,
+from gym_mcp.policies.decoding import generate_replies  # noqa: E402
+from gym_mcp.train.data import (  # noqa: E402
+    encode_conversation,
+    held_out_split,
+    pad_batch,
+    reference_conversation,
 )
-from gym_mcp.train.trainer import held_out_split  # noqa: E402
+from gym_mcp.train.loading import load_lora_model  # noqa: E402
+from gym_mcp.train.losses import grpo_step, sft_step, turn_starts  # noqa: E402
+from gym_mcp.train.rollouts import Rollout  # noqa: E402
 from tests.helpers import deposit_then_balance_task  # noqa: E402
 from tests.tiny_model import build_tiny_model  # noqa: E402
 
@@ -160,7 +160,7 @@ def test_a_groups_prompt_is_computed_once_and_gives_the_same_replies(tiny: Path)
 
 
 def test_the_next_turn_runs_only_its_new_tokens_and_replies_as_a_full_prompt_does(tiny: Path) -> None:
-    from gym_mcp.train.grpo import PromptCache
+    from gym_mcp.policies.decoding import PromptCache
 
     model, tokenizer = _plain_model(tiny)
     first = [*PROMPTS, PROMPTS[0]]  # the same prompt twice (a group): run once
@@ -256,7 +256,7 @@ def test_held_out_tasks_are_stratified_by_variant_and_chain_length() -> None:
 
 
 def test_sft_batches_go_through_every_example_once_per_epoch() -> None:
-    from gym_mcp.train.trainer import sft_batch_indices
+    from gym_mcp.train.data import sft_batch_indices
 
     n, batch = 10, 4
     drawn = [i for step in range(5) for i in sft_batch_indices(n, step, batch, seed=0)]  # two epochs
@@ -270,7 +270,8 @@ def test_sft_batches_go_through_every_example_once_per_epoch() -> None:
 
 
 def test_sft_learning_rate_schedules() -> None:
-    from gym_mcp.train.trainer import TrainConfig, sft_learning_rate
+    from gym_mcp.train import TrainConfig
+    from gym_mcp.train.schedule import sft_learning_rate
 
     def rates(**kw: object) -> list[float]:
         config = TrainConfig(sft_steps=5, learning_rate=1e-3, **kw)  # type: ignore[arg-type]
@@ -292,7 +293,7 @@ def test_adapters_on_the_last_layers_only(tiny: Path) -> None:
 
 
 def test_breakdown_says_which_held_out_tasks_call_untrained_tools() -> None:
-    from gym_mcp.train.trainer import breakdown_table, unseen_tool_tasks
+    from gym_mcp.train.reporting import breakdown_table, unseen_tool_tasks
 
     def task(i: int, tool: str) -> gym_mcp.Task:
         call = {"name": tool, "arguments": {"account_id": f"ACC-{i}"}}

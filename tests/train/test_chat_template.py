@@ -20,7 +20,9 @@ from gym_mcp.errors import ConfigError  # noqa: E402
 from gym_mcp.policies.local import LocalModel, LocalModelPolicy  # noqa: E402
 from gym_mcp.policies.prompt import CompactFormat, prompt_format, renders_tools  # noqa: E402
 from gym_mcp.train.data import IGNORE, compact_tools, encode_conversation, reference_conversation  # noqa: E402
-from gym_mcp.train.grpo import grpo_step, load_lora_model, rollout_group  # noqa: E402
+from gym_mcp.train.loading import load_lora_model  # noqa: E402
+from gym_mcp.train.losses import grpo_step  # noqa: E402
+from gym_mcp.train.rollouts import rollout_group  # noqa: E402
 from tests.helpers import deposit_then_balance_task  # noqa: E402
 from tests.tiny_model import build_tiny_model, teach  # noqa: E402
 

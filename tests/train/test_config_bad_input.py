@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from gym_mcp.errors import ConfigError
-from gym_mcp.train.trainer import TrainConfig
+from gym_mcp.train import TrainConfig
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,8 @@ peft = pytest.importorskip("peft", reason="training needs the [train] extra")
 import gym_mcp  # noqa: E402, F401
 from gym_mcp.policies.prompt import prompt_format  # noqa: E402
 from gym_mcp.train.data import IGNORE, encode_conversation, reference_conversation  # noqa: E402
-from gym_mcp.train.grpo import load_lora_model, rollout_group  # noqa: E402
+from gym_mcp.train.loading import load_lora_model  # noqa: E402
+from gym_mcp.train.rollouts import rollout_group  # noqa: E402
 from tests.tiny_model import build_tiny_model  # noqa: E402
 from tests.users.test_users import ASK_150, dialogue_task  # noqa: E402
 
@@ -79,7 +80,7 @@ def test_grpo_group_with_an_llm_user_over_an_endpoint(tiny: Path, endpoint: tupl
 
 def test_train_config_user_settings() -> None:
     from gym_mcp.errors import ConfigError
-    from gym_mcp.train.trainer import TrainConfig
+    from gym_mcp.train import TrainConfig
 
     assert TrainConfig().user == "scripted" and TrainConfig().skip_variants == []
     TrainConfig(grpo_user="openai:http://127.0.0.1:9/v1@sim")

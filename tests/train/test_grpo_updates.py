@@ -11,7 +11,9 @@ import pytest
 torch = pytest.importorskip("torch", reason="training needs the [train] extra (the README's test command installs it)")
 peft = pytest.importorskip("peft", reason="training needs the [train] extra")
 
-from gym_mcp.train.grpo import grpo_step, load_lora_model, rollout  # noqa: E402
+from gym_mcp.train.loading import load_lora_model  # noqa: E402
+from gym_mcp.train.losses import grpo_step  # noqa: E402
+from gym_mcp.train.rollouts import rollout  # noqa: E402
 from tests.helpers import deposit_then_balance_task  # noqa: E402
 from tests.tiny_model import build_tiny_model  # noqa: E402
 
@@ -62,7 +64,7 @@ def test_later_iterations_move_the_policy_further_from_the_same_rollouts(tiny: P
 def test_groups_without_reward_spread_are_redrawn(tiny: Path, tmp_path: Path) -> None:
     from gym_mcp.synth import SynthConfig, synthesize
     from gym_mcp.tasks import save_tasks
-    from gym_mcp.train.trainer import TrainConfig, train
+    from gym_mcp.train import TrainConfig, train
 
     tasks = tmp_path / "tasks.jsonl"
     save_tasks(synthesize("banking", SynthConfig(n=8, seed=2, max_chain=2)).tasks, tasks)

@@ -16,8 +16,8 @@ pytest.importorskip("torch", reason="training needs the [train] extra")
 
 from gym_mcp.episode import shown_call
 from gym_mcp.errors import ConfigError
+from gym_mcp.train import TrainConfig
 from gym_mcp.train.data import reference_conversation
-from gym_mcp.train.trainer import TrainConfig
 from gym_mcp.wrappers import DistractorTools, Perturb, RenamedTools, TransientErrors
 from tests.helpers import replayed_bank_task
 

@@ -15,11 +15,11 @@ peft = pytest.importorskip("peft", reason="training needs the [train] extra")
 
 import gym_mcp  # noqa: E402
 from gym_mcp.train.data import IGNORE, encode_conversation, reference_conversation  # noqa: E402
-from gym_mcp.train.grpo import (  # noqa: E402
+from gym_mcp.train.loading import load_lora_model  # noqa: E402
+from gym_mcp.train.losses import (  # noqa: E402
     clipped_surrogate,
     group_advantages,
     kl_to_reference,
-    load_lora_model,
     sft_step,
     token_logprobs,
 )
@@ -126,7 +126,8 @@ def test_reference_logprobs_with_the_adapter_disabled(tiny: Path, conversation: 
 
 
 def test_one_grpo_step_through_the_environment(tiny: Path) -> None:
-    from gym_mcp.train.grpo import grpo_step, rollout
+    from gym_mcp.train.losses import grpo_step
+    from gym_mcp.train.rollouts import rollout
 
     model, tokenizer = _lora(tiny)
     # a reward with spread even for a random model: the length of its final answer, modulo 3
@@ -152,7 +153,7 @@ def test_one_grpo_step_through_the_environment(tiny: Path) -> None:
 
 
 def _config(tiny: Path, out: Path, tasks: Path, **overrides: object) -> object:
-    from gym_mcp.train.trainer import TrainConfig
+    from gym_mcp.train import TrainConfig
 
     base = {
         "model": str(tiny),
@@ -177,7 +178,7 @@ def test_resume_from_a_checkpoint_continues_identically(tiny: Path, tmp_path: Pa
 
     from gym_mcp.synth import SynthConfig, synthesize
     from gym_mcp.tasks import save_tasks
-    from gym_mcp.train.trainer import train
+    from gym_mcp.train import train
 
     tasks = tmp_path / "tasks.jsonl"
     save_tasks(synthesize("banking", SynthConfig(n=8, seed=2, max_chain=2)).tasks, tasks)
@@ -209,7 +210,7 @@ def test_the_evaluation_before_training_is_the_base_models_when_a_run_resumes(
 
     from gym_mcp.synth import SynthConfig, synthesize
     from gym_mcp.tasks import save_tasks
-    from gym_mcp.train.trainer import train
+    from gym_mcp.train import train
 
     monkeypatch.setenv("GYM_MCP_HOME", str(tmp_path / "home"))
     tasks = tmp_path / "tasks.jsonl"
@@ -228,7 +229,7 @@ def test_the_evaluation_before_training_is_the_base_models_when_a_run_resumes(
 
 def test_train_config_validation(tmp_path: Path) -> None:
     from gym_mcp.errors import ConfigError
-    from gym_mcp.train.trainer import TrainConfig
+    from gym_mcp.train import TrainConfig
 
     with pytest.raises(ConfigError, match="num_generations must be >= 2"):
         TrainConfig(model="m", num_generations=1)
@@ -246,7 +247,8 @@ def test_train_config_validation(tmp_path: Path) -> None:
 def test_old_config_keys_name_their_new_names(tmp_path: Path) -> None:
     """A TOML file with a former key name fails with a one-line error naming the new key and the file."""
     from gym_mcp.errors import ConfigError
-    from gym_mcp.train.trainer import RENAMED_KEYS, TrainConfig
+    from gym_mcp.train import TrainConfig
+    from gym_mcp.train.config import RENAMED_KEYS
 
     old = tmp_path / "old.toml"
     old.write_text('model = "m"\nlr = 5e-4\n')
@@ -361,7 +363,7 @@ def test_example_configs_parse_and_the_adapter_example_runs(tiny: Path, tmp_path
 
     from gym_mcp.synth import SynthConfig, synthesize
     from gym_mcp.tasks import save_tasks
-    from gym_mcp.train.trainer import TrainConfig, train
+    from gym_mcp.train import TrainConfig, train
 
     root = Path(__file__).resolve().parents[2]
     for name in ("train_cpu.toml", "train_gpu.toml"):
@@ -397,7 +399,7 @@ def test_example_configs_parse_and_the_adapter_example_runs(tiny: Path, tmp_path
 
 
 def test_forked_group_starts_mid_episode_and_learns_only_sampled_tokens(tiny: Path) -> None:
-    from gym_mcp.train.grpo import rollout_group
+    from gym_mcp.train.rollouts import rollout_group
 
     model, tokenizer = _lora(tiny)
     env = gym.make("gym_mcp/Banking-v0", max_steps=3)
@@ -442,7 +444,7 @@ def test_batched_evaluation_plays_every_task_through_live_envs(tiny: Path) -> No
 
 def test_resolve_model_errors_name_the_problem(tmp_path: Path) -> None:
     from gym_mcp.errors import ConfigError
-    from gym_mcp.policies.models import resolve_model
+    from gym_mcp.policies.weights import resolve_model
 
     with pytest.raises(ConfigError, match="does not exist"):
         resolve_model(str(tmp_path / "missing-folder"))
@@ -460,7 +462,7 @@ def test_default_model_converts_once_from_its_gguf_file(tmp_path: Path, monkeypa
     final norm.
     """
     from gym_mcp.errors import ConfigError
-    from gym_mcp.policies.models import find_default_gguf, resolve_model
+    from gym_mcp.policies.weights import find_default_gguf, resolve_model
 
     gguf = pytest.importorskip("gguf", reason="reading GGUF files needs the gguf package (in the [train] extra)")
     try:
@@ -506,7 +508,7 @@ def test_default_model_converts_once_from_its_gguf_file(tmp_path: Path, monkeypa
 
 
 def test_per_turn_weights_make_every_assistant_turn_weigh_one() -> None:
-    from gym_mcp.train.grpo import turn_weights
+    from gym_mcp.train.losses import turn_weights
 
     labels = torch.tensor(
         [

@@ -1,0 +1,320 @@
+"""The one decode loop: batched, cached, stop-aware generation shared by the local-model policy and training.
+
+`generate_replies` renders nothing: it takes prompts already rendered and returns each row's next
+reply, cut where the model's turn ends (see `gym_mcp.policies.prompt.cut_reply`). The trainer's
+evaluation and GRPO rollouts call it with many rows and a `PromptCache` carried between turns;
+`gym_mcp.policies.local.LocalModel` calls it with one row, so a local model answers exactly as the
+same weights do in training.
+
+- `generate_replies`: tokenize, run the prompt (through the cache), decode, cut.
+- `PromptCache`: each episode's prompt KV cache from one turn to the next.
+- `sample_next`: greedy or sampled choice of the next token (temperature, top-k, top-p as
+  transformers' own warpers compute them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gym_mcp.policies.guided import CallGrammar
+
+__all__ = ["PromptCache", "generate_replies", "sample_next"]
+
+
+def generate_replies(
+    model: Any,
+    tokenizer: Any,
+    prompts: Sequence[str],
+    *,
+    max_new_tokens: int = 32,
+    temperature: float = 0.0,
+    seed: int | None = None,
+    answer_tokens: int | None = None,
+    cache: PromptCache | None = None,
+    keys: Sequence[Hashable] | None = None,
+    grammar: CallGrammar | None = None,
+    tools: Sequence[Sequence[Mapping[str, Any]]] | None = None,
+    top_k: int | None = None,
+    top_p: float = 1.0,
+) -> list[str]:
+    """The model's next reply to each prompt, generated as one left-padded batch.
+
+    Each reply stops after its first ``</tool_call>``, where the model starts a turn that is not
+    its own, or at the end-of-text token (see `cut_reply`); ``temperature`` 0 is greedy. With
+    ``answer_tokens``, a reply that has not opened a ``<tool_call>`` within its first
+    ``answer_tokens`` tokens is a plain-text answer and stops there (an untrained model that
+    repeats one sentence to the token limit costs ``answer_tokens``, not ``max_new_tokens``).
+
+    Each row's prompt is run through the model alone, without padding (see `PromptCache`), and
+    identical prompts once (a GRPO group's first turn, or a group forked mid-episode). With a
+    `PromptCache` carried between calls and one key per prompt (an episode's), a prompt runs
+    only from where it stops matching what that key's last turn left in the cache: a multi-turn
+    episode pays each turn for its new tokens (the reply and the tool result), not for the whole
+    conversation again. Without one, every prompt runs whole.
+
+    With a `CallGrammar` and each prompt's ``tools``, a call the model opens is decoded under
+    those tools' JSON schemas (see `gym_mcp.policies.guided`): only the listed tools, their own
+    arguments, valid JSON.
+
+    ``top_k`` and ``top_p`` narrow sampling (``temperature`` > 0) the way transformers' warpers
+    do; the trainer samples from the full distribution (None and 1.0).
+    """
+    import torch
+
+    from gym_mcp.policies.prompt import cut_reply
+
+    side = tokenizer.padding_side
+    tokenizer.padding_side = "left"
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    try:
+        inputs = tokenizer(list(prompts), return_tensors="pt", padding=True)
+    finally:
+        tokenizer.padding_side = side
+    device = next(model.parameters()).device
+    inputs = {k: v.to(device) for k, v in inputs.items()}
+    if seed is not None:
+        torch.manual_seed(seed)
+    ids, mask = inputs["input_ids"], inputs["attention_mask"]
+    with torch.no_grad():
+        past = None
+        if int(mask.sum(1).min()) > 1:  # a one-token prompt has no prefix to cache
+            if cache is None or keys is None:
+                cache, keys = PromptCache(), range(len(prompts))
+            past = cache.batch(model, ids, mask, keys)
+        new = _decode(
+            model,
+            tokenizer,
+            ids,
+            mask,
+            past,
+            max_new_tokens=max_new_tokens,
+            temperature=temperature,
+            answer_tokens=answer_tokens,
+            grammar=grammar,
+            matchers=[grammar.matcher(t) for t in tools] if grammar is not None and tools is not None else None,
+            top_k=top_k,
+            top_p=top_p,
+        )
+    return [cut_reply(str(tokenizer.decode(row, skip_special_tokens=True))) for row in new]
+
+
+def _decode(
+    model: Any,
+    tokenizer: Any,
+    input_ids: Any,
+    attention_mask: Any,
+    past: Any,
+    *,
+    max_new_tokens: int,
+    temperature: float,
+    answer_tokens: int | None,
+    grammar: CallGrammar | None = None,
+    matchers: Sequence[Any] | None = None,
+    top_k: int | None = None,
+    top_p: float = 1.0,
+) -> list[list[int]]:
+    """Each row's continuation, token by token; a row leaves the batch as soon as it stops.
+
+    A row stops at an end-of-turn token, once its text holds a stop string (`STOP_STRINGS`; a
+    guided row only where its grammar is complete, so not inside a call's string value),
+    after ``answer_tokens`` tokens without a ``<tool_call>``, or at ``max_new_tokens``. A stopped
+    row's cache is dropped from the batch, so the rest decode at the cost of the rows still
+    running (``generate`` keeps computing finished rows until the last one stops). Greedy at
+    ``temperature`` 0, else sampled from the full distribution at that temperature (what
+    ``generate(do_sample=True, top_k=0)`` does), narrowed by ``top_k``/``top_p`` (see `sample_next`).
+
+    Args:
+        model: A causal LM.
+        tokenizer: Its tokenizer.
+        input_ids: ``[rows, width]`` left-padded prompts.
+        attention_mask: Their mask.
+        past: The KV cache of every prompt but its last token, or None to run the prompts whole.
+        max_new_tokens: Longest continuation.
+        temperature: Sampling temperature; 0 is greedy.
+        answer_tokens: See `generate_replies`.
+        grammar: Masks each step's logits with the rows' ``matchers`` (see `CallGrammar`).
+        matchers: One grammar matcher per row (None: that row decodes freely), or None for free
+            decoding throughout.
+        top_k: Sample among the ``top_k`` likeliest tokens only (None or 0: all).
+        top_p: Sample from the smallest set of tokens whose probability reaches ``top_p``.
+    """
+    import torch
+
+    from gym_mcp.policies.prompt import STOP_STRINGS
+
+    stop_ids = _stop_token_ids(model, tokenizer)
+    kw = _cache_kwarg()
+    positions = (attention_mask.long().cumsum(-1) - 1).masked_fill(attention_mask == 0, 0)
+    if past is None:
+        out = model(
+            input_ids=input_ids, attention_mask=attention_mask, position_ids=positions, logits_to_keep=1, use_cache=True
+        )
+    else:
+        out = model(
+            input_ids=input_ids[:, -1:],
+            attention_mask=attention_mask,
+            position_ids=positions[:, -1:],
+            use_cache=True,
+            **{kw: past},
+        )
+    past, logits, mask = out[kw], out.logits[:, -1, :], attention_mask
+    position = positions[:, -1] + 1
+    active = list(range(input_ids.shape[0]))
+    new: list[list[int]] = [[] for _ in active]
+    guided = grammar is not None and matchers is not None
+    for step in range(max_new_tokens):
+        if guided:
+            logits = logits.float()
+            grammar.mask(logits, [matchers[row] for row in active])  # type: ignore[index,union-attr]
+        picked = sample_next(logits, temperature, top_k=top_k, top_p=top_p)
+        keep = []
+        for j, row in enumerate(active):
+            token = int(picked[j])
+            if token in stop_ids:
+                continue
+            matcher = matchers[row] if guided else None  # type: ignore[index]
+            if matcher is not None and not matcher.accept_token(token):
+                continue
+            new[row].append(token)
+            text = tokenizer.decode(new[row], skip_special_tokens=True)
+            # a guided call stops where its grammar closes it, not at a stop string inside a value
+            if any(marker in text for marker in STOP_STRINGS) and (matcher is None or matcher.is_completed()):
+                continue
+            if answer_tokens is not None and len(new[row]) >= answer_tokens and "<tool_call>" not in text:
+                continue
+            keep.append(j)
+        if not keep or step == max_new_tokens - 1:
+            break
+        if len(keep) < len(active):
+            index = torch.tensor(keep, device=input_ids.device)
+            past.batch_select_indices(index)
+            mask, picked, position = mask[index], picked[index], position[index]
+            active = [active[j] for j in keep]
+        mask = torch.cat([mask, mask.new_ones(len(active), 1)], dim=1)
+        out = model(
+            input_ids=picked[:, None], attention_mask=mask, position_ids=position[:, None], use_cache=True, **{kw: past}
+        )
+        past, logits, position = out[kw], out.logits[:, -1, :], position + 1
+    return new
+
+
+def sample_next(logits: Any, temperature: float, *, top_k: int | None = None, top_p: float = 1.0) -> Any:
+    """The next token of each row (``[rows]``): the argmax at ``temperature`` 0, else a sample.
+
+    Sampling divides the logits by ``temperature``, keeps the ``top_k`` likeliest tokens and the
+    ``top_p`` nucleus with transformers' own warpers (so a local model samples as ``generate``
+    did), then draws one token per row from the softmax. A grammar mask, when there is one, is
+    applied before: the nucleus is taken among the tokens the grammar allows, never emptied by it.
+    """
+    import torch
+
+    if temperature <= 0:
+        return logits.argmax(dim=-1)
+    scores = logits.float() / temperature
+    if top_k:
+        from transformers.generation.logits_process import TopKLogitsWarper
+
+        scores = TopKLogitsWarper(top_k=top_k)(None, scores)
+    if top_p < 1.0:
+        from transformers.generation.logits_process import TopPLogitsWarper
+
+        scores = TopPLogitsWarper(top_p=top_p)(None, scores)
+    return torch.multinomial(torch.softmax(scores, dim=-1), 1).squeeze(1)
+
+
+def _stop_token_ids(model: Any, tokenizer: Any) -> set[int]:
+    """The end-of-turn tokens: the generation config's ``eos_token_id`` (one or a list) and the tokenizer's."""
+    config = getattr(model, "generation_config", None)
+    eos = getattr(config, "eos_token_id", None)
+    ids = set(eos if isinstance(eos, list | tuple) else [eos] if eos is not None else [])
+    if tokenizer.eos_token_id is not None:
+        ids.add(int(tokenizer.eos_token_id))
+    return ids
+
+
+def _cache_kwarg() -> str:
+    """``generate``'s name for a given KV cache: ``cache`` from transformers 5, ``past_key_values`` before."""
+    import transformers
+
+    return "cache" if int(transformers.__version__.split(".")[0]) >= 5 else "past_key_values"
+
+
+class PromptCache:
+    """The KV cache of each episode's prompt, carried from one turn to the next (see `generate_replies`).
+
+    A turn's prompt is the last turn's prompt plus the reply and the tool result, so most of its
+    tokens were already run. Per key (an episode), the cache holds the keys and values of the
+    last prompt's tokens; the next prompt is run from the longest prefix it shares with them.
+    The values are those a full forward pass computes for the same tokens (the causal mask
+    makes a prefix's keys and values independent of what follows; batched and unbatched matmuls
+    differ only in float rounding).
+    """
+
+    def __init__(self) -> None:
+        self._ids: dict[Hashable, list[int]] = {}
+        self._kv: dict[Hashable, list[tuple[Any, Any]]] = {}
+        self.reused_tokens = 0
+        self.computed_tokens = 0
+
+    def prefill(self, model: Any, key: Hashable, ids: Sequence[int]) -> list[tuple[Any, Any]]:
+        """Per layer, ``(keys, values)`` of ``ids`` (``[1, heads, len(ids), dim]``), running only what is new."""
+        import torch
+        from transformers import DynamicCache
+
+        old = self._ids.get(key, [])
+        same = 0
+        for a, b in zip(old, ids, strict=False):
+            if a != b:
+                break
+            same += 1
+        kv = [(k[:, :, :same], v[:, :, :same]) for k, v in self._kv.get(key, [])] if same else []
+        if same < len(ids):
+            device = next(model.parameters()).device
+            past = DynamicCache(ddp_cache_data=kv) if kv else DynamicCache()
+            new = torch.tensor([list(ids[same:])], device=device)
+            out = model(input_ids=new, use_cache=True, **{_cache_kwarg(): past})
+            kv = [(k, v) for k, v, *_ in out[_cache_kwarg()]]
+        self.reused_tokens += same
+        self.computed_tokens += len(ids) - same
+        self._ids[key], self._kv[key] = list(ids), kv
+        return kv
+
+    def batch(self, model: Any, input_ids: Any, attention_mask: Any, keys: Sequence[Hashable]) -> Any:
+        """A left-padded batch cache of every row's prompt but its last token (``generate`` runs that one).
+
+        Padding slots hold zeros; the attention mask keeps them out, and position ids come from
+        the mask, so each row's real tokens sit where an unpadded run puts them.
+        """
+        import torch
+        from transformers import DynamicCache
+
+        width = input_ids.shape[1]
+        rows = []
+        first_with: dict[tuple[int, ...], Hashable] = {}  # rows with the same prompt (a GRPO group) run it once
+        for row, key in enumerate(keys):
+            real = tuple(input_ids[row][attention_mask[row].bool()].tolist()[:-1])
+            if real in first_with:
+                self._ids[key], self._kv[key] = list(real), self._kv[first_with[real]]
+                self.reused_tokens += len(real)
+            else:
+                self.prefill(model, key, real)
+                first_with[real] = key
+            rows.append(self._kv[key])
+        layers = []
+        for layer in range(len(rows[0])):
+            ks, vs = [], []
+            for kv in rows:
+                k, v = kv[layer]
+                pad = width - 1 - k.shape[2]
+                ks.append(torch.nn.functional.pad(k, (0, 0, pad, 0)))
+                vs.append(torch.nn.functional.pad(v, (0, 0, pad, 0)))
+            layers.append((torch.cat(ks), torch.cat(vs)))
+        return DynamicCache(ddp_cache_data=layers)
+
+    def forget(self, key: Hashable) -> None:
+        """Drop an episode's cache (it has ended)."""
+        self._ids.pop(key, None)
+        self._kv.pop(key, None)

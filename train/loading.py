@@ -1,0 +1,60 @@
+"""Model loading for training: a local causal LM with fresh LoRA adapters, and its call grammar.
+
+Nothing is downloaded: `gym_mcp.policies.weights.resolve_model` finds the weights (a folder, a
+``.gguf`` converted once, a Hugging Face id already cached, or the default model).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from gym_mcp.errors import ConfigError, DependencyMissing
+
+__all__ = ["call_grammar", "load_lora_model"]
+
+
+def load_lora_model(model: str | os.PathLike[str], lora_config: Any, *, last_layers: int = 0) -> tuple[Any, Any]:
+    """A causal LM with fresh LoRA adapters (base weights frozen).
+
+    Args:
+        model: ``"smollm2"`` (the default model), a ``.gguf`` file, a local model folder, or a
+            Hugging Face id already in the local cache (see `resolve_model`); nothing is downloaded.
+        lora_config: A `peft.LoraConfig`.
+        last_layers: Put adapters on the model's last ``last_layers`` transformer layers only
+            (PEFT's ``layers_to_transform``); 0: on every layer. Nothing below the lowest adapted
+            layer needs a gradient, so the backward pass stops there.
+
+    Returns:
+        ``(peft_model, tokenizer)``.
+    """
+    try:
+        from peft import get_peft_model
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+    except ImportError as exc:
+        raise DependencyMissing("training needs the [train] extra: pip install -e '.[train]'", extra="train") from exc
+    from gym_mcp.policies.weights import resolve_model
+
+    path = resolve_model(model, verbose=True)
+    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+    base = AutoModelForCausalLM.from_pretrained(path, local_files_only=True)
+    if last_layers:
+        depth = int(base.config.num_hidden_layers)
+        lora_config.layers_to_transform = list(range(max(depth - last_layers, 0), depth))
+    return get_peft_model(base, lora_config), tokenizer
+
+
+def call_grammar(guided: bool, tokenizer: Any, fmt: Any, model: Any) -> Any:
+    """The `CallGrammar` that evaluation and rollouts decode calls with, or None (``guided`` off).
+
+    Raises:
+        ConfigError: The model's tokenizer cannot guide calls (the message says to turn it off).
+    """
+    if not guided:
+        return None
+    from gym_mcp.policies.guided import CallGrammar
+
+    try:
+        return CallGrammar(tokenizer, fmt, vocab_size=int(model.get_output_embeddings().weight.shape[0]))
+    except ValueError as exc:
+        raise ConfigError(f"guided_calls: {exc}; set guided_calls = false") from exc
