@@ -22,7 +22,7 @@ from typing import Any
 
 from gym_mcp.errors import ConfigError
 from gym_mcp.progress import Progress
-from gym_mcp.tasks.textfile import NotUTF8, decode_utf8
+from gym_mcp.specs.textfile import NotUTF8, decode_utf8
 
 __all__ = [
     "RENAMED_KEYS",

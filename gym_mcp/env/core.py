@@ -29,12 +29,12 @@ from gymnasium.utils import seeding
 from gym_mcp.actions.parsing import ParsedAction, ToolCall
 from gym_mcp.env.config import TaskOrder, check_task_order
 from gym_mcp.errors import ConfigError, TaskError
-from gym_mcp.live.connection import ToolResult
-from gym_mcp.live.pool import ServerPool, get_pool
-from gym_mcp.live.server import LiveServer
+from gym_mcp.live.live_server import LiveServer
+from gym_mcp.live.warm_pool import ServerPool, get_pool
 from gym_mcp.rewards.episode import CallRecord, Episode, RewardFn, UserTurn
 from gym_mcp.state.base import Snapshot
 from gym_mcp.tasks import Task
+from gym_mcp.transport import ToolResult
 from gym_mcp.users import FALLBACK, User, UserReply, UserView
 from gym_mcp.wrappers.perturb import CallHook
 

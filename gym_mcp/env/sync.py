@@ -15,7 +15,7 @@ import gymnasium as gym
 from gym_mcp.env.core import EpisodeCore, EpisodeSnapshot
 from gym_mcp.env.spaces import UnicodeText
 from gym_mcp.errors import ConfigError
-from gym_mcp.live.runner import run_sync
+from gym_mcp.transport.runner import run_sync
 
 __all__ = ["SyncEnv"]
 

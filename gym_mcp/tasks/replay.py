@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 from gym_mcp.tasks.task import Task
 
 if TYPE_CHECKING:
-    from gym_mcp.live.pool import ServerPool
-    from gym_mcp.live.server import ServerSource
+    from gym_mcp.live.live_server import ServerSource
+    from gym_mcp.live.warm_pool import ServerPool
     from gym_mcp.rewards.episode import CallRecord
 
 __all__ = ["RETRIES", "TRANSIENT_MARKER", "Replay", "play", "reference_fingerprint", "replay", "shown_call"]

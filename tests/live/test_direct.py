@@ -18,8 +18,8 @@ from gym_mcp import BundledSource
 from gym_mcp.bfcl.backend import BFCLSource
 from gym_mcp.bfcl.data import shared_entry
 from gym_mcp.live import LiveServer
-from gym_mcp.live.connection import Launch, LiveConnection, ToolResult
-from gym_mcp.live.runner import run_sync
+from gym_mcp.transport import Launch, LiveConnection, ToolResult
+from gym_mcp.transport.runner import run_sync
 from tests.conftest import faulty_source
 from tests.servers.odd import odd_server
 

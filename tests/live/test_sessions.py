@@ -24,9 +24,9 @@ from mcp.client.streamable_http import streamable_http_client
 
 from gym_mcp import BundledSource, Launch, LiveConnection, SQLiteState, Task, free_port
 from gym_mcp.errors import ConfigError, ServerStartError, StateError
-from gym_mcp.live.session_server import SESSION_HEADER, SNAPSHOT_HEADER, SessionHost
-from gym_mcp.live.sessions import SessionsSource, SessionState
 from gym_mcp.servers import get_kit
+from gym_mcp.sessions.client import SessionsSource, SessionState
+from gym_mcp.sessions.host import SESSION_HEADER, SNAPSHOT_HEADER, SessionHost
 from gym_mcp.tasks import replay
 
 TOKEN = "sessions-test-token-1"

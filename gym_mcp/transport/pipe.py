@@ -15,7 +15,7 @@ session would read it, without the machinery:
   connection, the ``_meta`` envelope: protocol version, client info and capabilities), taken
   from the session itself once, after the handshake;
 - it goes out through the connection's own transport with an id no session uses
-  (`_ProcessTransport.request`), so its answer never reaches the session;
+  (`ProcessTransport.request`), so its answer never reaches the session;
 - the answer goes through the checks the session applies: an error becomes the same
   `MCPError`, a result is validated against the negotiated version's result schema and as a
   `CallToolResult` (the caller then checks structured content against the tool's output

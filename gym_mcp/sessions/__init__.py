@@ -1,0 +1,20 @@
+"""Many environments on one server process: a private MCP session, and state, for each.
+
+- `host`: `SessionHost`, the server side (``gym-mcp serve NAME --transport http --sessions``):
+  one bundled database server over streamable HTTP, a private SQLite file per MCP session, and
+  a control channel (plain HTTP under ``/control``, behind the server's token, no tool) that
+  snapshots, restores and fingerprints a session's state;
+- `client`: `SessionsSource`, a `ServerSource` whose every launch opens a session on such a
+  host, and `SessionState`, the state backend that drives that session through the channel.
+
+This room sits above the server kit and server provisioning: the host serves a kit's tools and
+keeps its files in `gym_mcp.live.scratch`; the client is a source like any other. Bundled
+servers themselves (`gym_mcp.servers`) import nothing of the gym, so the host cannot live there.
+"""
+
+from __future__ import annotations
+
+from gym_mcp.sessions.client import SessionsSource, SessionState
+from gym_mcp.sessions.host import SessionHost, serve_sessions
+
+__all__ = ["SessionHost", "SessionState", "SessionsSource", "serve_sessions"]
