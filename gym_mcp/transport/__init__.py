@@ -9,6 +9,7 @@
 - `processes`: liveness of the server processes we run, and killing them;
 - `direct`: the in-process fast path, tool calls straight to the server's ``tools/call`` handler;
 - `pipe`: the stdio fast path, tool calls written onto the server's pipe beside the session;
+- `sdk`: every use of the MCP SDK's private names, fenced, each with a fallback to the public path;
 - `runner`: the event loop behind the sync API (`run_sync`), driven by the calling thread.
 
 What servers these connect to, and on which state, is provisioning: `gym_mcp.live`.

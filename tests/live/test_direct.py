@@ -183,7 +183,7 @@ def test_a_server_with_middleware_of_its_own_keeps_the_protocol() -> None:
             seen.append(ctx.method)
             return await call_next(ctx)
 
-        server._lowlevel_server.middleware.append(middleware)
+        server.middleware.append(middleware)  # MCPServer.middleware: its low-level server's list
         return server
 
     connection = LiveConnection(Launch("custom", "inprocess", server_factory=factory))
