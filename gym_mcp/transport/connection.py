@@ -33,7 +33,7 @@ import weakref
 from collections.abc import Hashable, Mapping
 from typing import Any
 
-import httpx
+import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
@@ -435,7 +435,7 @@ def _describe(exc: BaseException) -> str:
     """A one-line cause for an exception, unwrapping exception groups."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
-    if isinstance(exc, httpx.ConnectError | ConnectionRefusedError):
+    if isinstance(exc, httpx2.ConnectError | ConnectionRefusedError):  # mcp's HTTP client is httpx2, not httpx
         return f"connection refused ({exc})"
     text = str(exc) or type(exc).__name__
     return f"{type(exc).__name__}: {text}" if str(exc) else text
