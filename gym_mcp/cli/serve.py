@@ -152,7 +152,7 @@ def _serve_sessions(kit: Any, args: argparse.Namespace) -> int:
     """
     from gym_mcp.servers import DirectoryKit
     from gym_mcp.servers.kit.server import TOKEN_ENV, http_token
-    from gym_mcp.sessions.host import serve_sessions
+    from gym_mcp.sessions.app import serve_sessions
 
     if args.transport != "http":
         raise ValueError("--sessions needs --transport http")

@@ -27,7 +27,7 @@ import httpx
 
 from gym_mcp.errors import ConfigError, ServerStartError, StateError
 from gym_mcp.live.live_server import LiveServer, ServerSource, Transport
-from gym_mcp.sessions.host import DIGEST_HEADER, SESSION_HEADER
+from gym_mcp.sessions.wire import DIGEST_HEADER, SESSION_HEADER
 from gym_mcp.state.base import Snapshot, StateBackend, StateDiff
 from gym_mcp.state.sqlite import SQLiteState
 from gym_mcp.transport import Launch, LiveConnection
