@@ -44,7 +44,7 @@ from _common import (
 
 import gym_mcp  # noqa: F401 - registers the environments
 from gym_mcp import BundledSource, Launch, LiveConnection, Snapshot, SQLiteState
-from gym_mcp.live.runner import run_sync
+from gym_mcp.transport.runner import run_sync
 
 DESCRIPTION = "Reset cost: snapshot restore of a >=10,000-row state versus respawning the server."
 

@@ -22,10 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import base_parser, finish, median, summarize, table
 
-from gym_mcp.live.runner import run_sync
 from gym_mcp.live.sandbox import _probe, bwrap_available
 from gym_mcp.live.sources import ExternalSource
 from gym_mcp.state import DirectoryState
+from gym_mcp.transport.runner import run_sync
 
 DESCRIPTION = "Start-up cost of the bubblewrap sandbox for third-party servers."
 ROOT = Path(__file__).resolve().parent.parent

@@ -35,7 +35,7 @@ import httpx
 from _common import base_parser, finish, free_port, median, stop_process, summarize, table, timed
 
 import gym_mcp  # noqa: F401 - registers the environments
-from gym_mcp.live.sessions import SessionState
+from gym_mcp.sessions.client import SessionState
 
 DESCRIPTION = "Sessions server: memory per session vs per process, and reset latency over the control channel."
 

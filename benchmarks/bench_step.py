@@ -7,7 +7,7 @@ For each transport (inprocess, stdio, http) this times, in interleaved batches:
   to back, so the loop and worker threads never go to sleep between them.
 - ``raw (a) in loop, 1 ms idle before``: the same, with an untimed idle millisecond before each
   call, as a sync caller has between steps: the cost of waking idle threads.
-- ``raw (b)``: the same raw call driven from the main thread through `gym_mcp.live.runner.run_sync`,
+- ``raw (b)``: the same raw call driven from the main thread through `gym_mcp.transport.runner.run_sync`,
   the sync bridge `MCPEnv` uses: the floor for any sync caller.
 - ``run_sync(noop)``: the bridge alone (a coroutine that returns at once).
 - ``LiveConnection.call_tool``: the env's own connection, timed inside the loop, and ``(b)``
@@ -15,13 +15,13 @@ For each transport (inprocess, stdio, http) this times, in interleaved batches:
 - ``AsyncMCPEnv.step``: the env's async core, timed inside the loop.
 - ``env.step``: ``gym.make("gym_mcp/Banking-v0", ...)`` driven from the main thread.
 - in-process only, ``direct (a)`` and ``direct (b)``: the raw server's own ``tools/call``
-  handler called directly (`gym_mcp.live.direct.DirectCalls`, what an in-process env's
+  handler called directly (`gym_mcp.transport.direct.DirectCalls`, what an in-process env's
   connection does instead of an MCP round trip), timed in the loop and via ``run_sync``.
 
 Target: median ``env.step`` / median ``raw (a)`` <= 1.10 per transport: the env against the
 SDK call a user would otherwise make. In-process the env's calls skip the protocol while
 ``raw (a)`` makes a full in-process MCP round trip, and over stdio they skip the SDK's request
-machinery (`gym_mcp.live.pipe`: the same request and answer on the same pipe), so there the
+machinery (`gym_mcp.transport.pipe`: the same request and answer on the same pipe), so there the
 env can be faster than the raw call. ``env.step`` / ``LiveConnection (b)`` (both from a sync
 caller, both making the env's own call) is the env's own overhead over its connection on every
 transport, and in-process ``env.step`` / ``direct (b)`` compares it with the server's handler
@@ -73,9 +73,9 @@ from mcp import StdioServerParameters
 import gym_mcp
 from gym_mcp import BundledSource, SQLiteState
 from gym_mcp.env import EnvConfig
-from gym_mcp.live.direct import DirectCalls
-from gym_mcp.live.runner import run_sync
 from gym_mcp.live.sources import bundled_source
+from gym_mcp.transport.direct import DirectCalls
+from gym_mcp.transport.runner import run_sync
 
 DESCRIPTION = "Step overhead: env.step of one tool call versus a raw MCP call, per transport."
 

@@ -14,11 +14,13 @@ environment, reward or state code until a name is used, and a bundled server pro
 imports only mcp, SQLAlchemy and its own package.
 
 The rooms of the house (one subpackage per concept; see ``docs/architecture.md``):
-`gym_mcp.state` (snapshots and diffs), `gym_mcp.live` (connections, pool, server sources,
-specs), `gym_mcp.env` (the episode core and its faces), `gym_mcp.actions` (parsing and argument
-checks), `gym_mcp.tasks`, `gym_mcp.rewards`, `gym_mcp.policies`, `gym_mcp.evaluation`,
-`gym_mcp.wrappers`, `gym_mcp.cli`, `gym_mcp.bfcl`; bundled servers in `gym_mcp.servers`, task
-synthesis in `gym_mcp.synth`, training in `gym_mcp.train`.
+`gym_mcp.state` (snapshots and diffs), `gym_mcp.transport` (client connections by transport),
+`gym_mcp.live` (server provisioning: sources, the warm pool), `gym_mcp.specs` (spec files),
+`gym_mcp.sessions` (a session per environment on one server), `gym_mcp.env` (the episode core
+and its faces), `gym_mcp.actions` (parsing and argument checks), `gym_mcp.tasks`,
+`gym_mcp.rewards`, `gym_mcp.policies`, `gym_mcp.evaluation`, `gym_mcp.wrappers`, `gym_mcp.cli`,
+`gym_mcp.bfcl`; bundled servers in `gym_mcp.servers`, task synthesis in `gym_mcp.synth`,
+training in `gym_mcp.train`.
 """
 
 from __future__ import annotations
@@ -44,27 +46,27 @@ _EXPORTS: dict[str, str] = {
     "GroupDiff": "gym_mcp.state.base",
     "GymMCPError": "gym_mcp.errors",
     "JSONFileState": "gym_mcp.state.jsonfile",
-    "Launch": "gym_mcp.live.connection",
-    "LiveConnection": "gym_mcp.live.connection",
-    "LiveServer": "gym_mcp.live.server",
+    "Launch": "gym_mcp.transport.launch",
+    "LiveConnection": "gym_mcp.transport.connection",
+    "LiveServer": "gym_mcp.live.live_server",
     "MCPEnv": "gym_mcp.env.mcp",
     "NullState": "gym_mcp.state.null",
     "ParsedAction": "gym_mcp.actions.parsing",
     "RewardFn": "gym_mcp.episode",
     "SQLiteState": "gym_mcp.state.sqlite",
-    "ServerPool": "gym_mcp.live.pool",
-    "ServerSource": "gym_mcp.live.server",
-    "ServerSpec": "gym_mcp.live.spec",
+    "ServerPool": "gym_mcp.live.warm_pool",
+    "ServerSource": "gym_mcp.live.live_server",
+    "ServerSpec": "gym_mcp.specs.spec",
     "Snapshot": "gym_mcp.state.base",
     "StateBackend": "gym_mcp.state.base",
     "StateDiff": "gym_mcp.state.base",
     "Task": "gym_mcp.tasks.task",
     "ToolCall": "gym_mcp.actions.parsing",
-    "ToolResult": "gym_mcp.live.connection",
+    "ToolResult": "gym_mcp.transport.results",
     "UnicodeText": "gym_mcp.env.spaces",
-    "free_port": "gym_mcp.live.connection",
-    "get_pool": "gym_mcp.live.pool",
-    "load_spec": "gym_mcp.live.spec",
+    "free_port": "gym_mcp.transport.launch",
+    "get_pool": "gym_mcp.live.warm_pool",
+    "load_spec": "gym_mcp.specs.spec",
     "load_tasks": "gym_mcp.tasks.task",
     "make_external_env": "gym_mcp.env.external",
     "replay": "gym_mcp.playback",
@@ -172,9 +174,9 @@ def register_envs() -> list[str]:
     """
     import gymnasium as gym
 
-    from gym_mcp.live.spec import env_name, saved_specs
     from gym_mcp.servers import BUNDLED
     from gym_mcp.servers.compositions import COMPOSITIONS
+    from gym_mcp.specs.spec import env_name, saved_specs
 
     ids = []
     for name in [*BUNDLED, *COMPOSITIONS]:
@@ -203,13 +205,12 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the lazy names, imported eagerl
     from gym_mcp.env.spaces import UnicodeText
     from gym_mcp.episode import CallRecord, Episode, RewardFn
     from gym_mcp.errors import GymMCPError
-    from gym_mcp.live.connection import Launch, LiveConnection, ToolResult, free_port
-    from gym_mcp.live.pool import ServerPool, get_pool
-    from gym_mcp.live.server import LiveServer, ServerSource
+    from gym_mcp.live.live_server import LiveServer, ServerSource
     from gym_mcp.live.sources import BundledSource, ComposedSource, ExternalSource
-    from gym_mcp.live.spec import ServerSpec, load_spec
+    from gym_mcp.live.warm_pool import ServerPool, get_pool
     from gym_mcp.playback import replay
     from gym_mcp.rewards.outcome import state_match
+    from gym_mcp.specs.spec import ServerSpec, load_spec
     from gym_mcp.state.base import GroupDiff, Snapshot, StateBackend, StateDiff
     from gym_mcp.state.composite import CompositeState
     from gym_mcp.state.directory import DirectoryState
@@ -217,6 +218,9 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the lazy names, imported eagerl
     from gym_mcp.state.null import NullState
     from gym_mcp.state.sqlite import SQLiteState
     from gym_mcp.tasks.task import Task, load_tasks, save_tasks
+    from gym_mcp.transport.connection import LiveConnection
+    from gym_mcp.transport.launch import Launch, free_port
+    from gym_mcp.transport.results import ToolResult
 
 if not _server_process():
     register_envs()

@@ -371,7 +371,7 @@ def kit_tools(kit: Any) -> list[Any]:
         async def go() -> list[Any]:
             return list(await server.list_tools())
 
-        from gym_mcp.live.runner import run_sync
+        from gym_mcp.transport.runner import run_sync
 
         try:
             cached = run_sync(go())

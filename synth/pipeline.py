@@ -30,9 +30,9 @@ from typing import Any
 from gym_mcp.actions.schema import openai_tools
 from gym_mcp.env import MCPEnv
 from gym_mcp.errors import SynthError
-from gym_mcp.live import BundledSource, ComposedSource, CompositionSource, ServerSource, bundled_source
-from gym_mcp.live.spec import ServerSpec, is_spec_file, load_spec
+from gym_mcp.live import BundledSource, ComposedSource, CompositionSource, ServerSource, bundled_source, spec_source
 from gym_mcp.playback import replay
+from gym_mcp.specs import ServerSpec, is_spec_file, load_spec
 from gym_mcp.state import CompositeState, DirectoryState, Snapshot
 from gym_mcp.synth.arguments import ArgumentFiller
 from gym_mcp.synth.chain import Chain
@@ -560,7 +560,7 @@ def synthesize(
     them, so tasks made from ``"server.toml"`` replay in
     ``gym.make("gym_mcp/External-v0", spec="server.toml")``. A hidden tool is never called nor
     offered as a distractor; a renamed tool is called, and listed in ``metadata["tools"]``, by
-    the name the agent sees. A `ServerSource` carries no tool rules (``load_spec(f).source()``
+    the name the agent sees. A `ServerSource` carries no tool rules (``spec_source(load_spec(f))``
     drops them): give the spec itself, or the rules as keywords.
 
     Args:
@@ -588,7 +588,7 @@ def synthesize(
     spec = load_spec(server) if not isinstance(server, ServerSpec | ServerSource) and is_spec_file(server) else server
     source: ServerSource
     if isinstance(spec, ServerSpec):  # its rules, then the keywords', as External-v0 does
-        source = spec.source()
+        source = spec_source(spec)
         hide = [*spec.hide_tools, *hide]
         rename = {**spec.rename_tools, **rename}
     elif isinstance(spec, ServerSource):

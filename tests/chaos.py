@@ -6,7 +6,7 @@ import random
 import threading
 
 from gym_mcp import MCPEnv
-from gym_mcp.live.connection import _kill_group
+from gym_mcp.transport.processes import kill_group
 
 __all__ = ["Killer"]
 
@@ -25,5 +25,5 @@ class Killer(threading.Thread):
             live = self.env.live
             pid = live.connection.pid if live is not None else None
             if pid is not None:
-                _kill_group(pid)
+                kill_group(pid)
                 self.kills += 1

@@ -48,8 +48,8 @@ def test_import_contracts_are_kept(tmp_path: Path) -> None:
         ("rewards/outcome.py", "import gym_mcp.train.losses", "Synthesis and rewards never import training"),
         ("servers/banking/models.py", "import gymnasium", "Bundled servers import nothing of the gym"),
         ("state/sqlite.py", "from gym_mcp.env import mcp", "Rooms import only the rooms below them"),
-        ("live/pool.py", "import torch", "The core imports no torch"),
-        ("train/data.py", "from gym_mcp.live import pool", "Training reaches servers only through environments"),
+        ("live/warm_pool.py", "import torch", "The core imports no torch"),
+        ("train/data.py", "from gym_mcp.live import warm_pool", "Training reaches servers only through environments"),
         ("env/core.py", "from gym_mcp.wrappers import perturb", "Environments never import wrappers"),
         # type-checking imports count: a cycle hidden behind TYPE_CHECKING is still a cycle
         (

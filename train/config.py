@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from gym_mcp.errors import ConfigError
-from gym_mcp.tasks.textfile import NotUTF8, decode_utf8
+from gym_mcp.specs.textfile import NotUTF8, decode_utf8
 
 __all__ = [
     "GRPO_KEYS",

@@ -31,8 +31,8 @@ from mcp.server.lowlevel import Server
 from gym_mcp.bfcl.data import backend_class, is_long_context, openai_tools, require_bfcl, shared_entry
 from gym_mcp.errors import StateError
 from gym_mcp.live import LiveServer, ServerSource
-from gym_mcp.live.connection import Launch, LiveConnection
 from gym_mcp.state import GroupDiff, Snapshot, StateBackend, StateDiff
+from gym_mcp.transport import Launch, LiveConnection
 
 __all__ = ["BFCLSource", "BFCLState", "BFCLWorld", "run_entry_server", "serve"]
 

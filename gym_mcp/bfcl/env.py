@@ -42,8 +42,8 @@ from gym_mcp.env.config import TaskOrder
 from gym_mcp.env.core import OVER, EpisodeCore, EpisodeSnapshot
 from gym_mcp.env.sync import SyncEnv
 from gym_mcp.errors import ConfigError, TaskError
-from gym_mcp.live.pool import ServerPool
-from gym_mcp.live.server import LiveServer
+from gym_mcp.live.live_server import LiveServer
+from gym_mcp.live.warm_pool import ServerPool
 from gym_mcp.tasks import Task
 
 __all__ = ["AsyncBFCLEnv", "BFCLEpisodeSnapshot", "BFCLMultiTurnEnv", "bfcl_tasks"]

@@ -8,7 +8,7 @@ from typing import Any
 
 from gym_mcp.cli.args import Parser
 from gym_mcp.errors import ConfigError
-from gym_mcp.live.spec import ServerSpec
+from gym_mcp.specs import ServerSpec
 
 __all__ = ["probe", "register"]
 
@@ -28,7 +28,7 @@ def register(sub: Any) -> None:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from gym_mcp.live.spec import env_name, saved_specs, specs_dir
+    from gym_mcp.specs import env_name, saved_specs, specs_dir
 
     specs = saved_specs()
     if not specs:
@@ -39,7 +39,7 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _remove(args: argparse.Namespace) -> int:
-    from gym_mcp.live.spec import saved_specs
+    from gym_mcp.specs import saved_specs
 
     saved = saved_specs().get(args.name)
     if saved is None:
@@ -51,8 +51,8 @@ def _remove(args: argparse.Namespace) -> int:
 
 def _add(args: argparse.Namespace) -> int:
     from gym_mcp import env_id
-    from gym_mcp.live.spec import env_name, load_spec, specs_dir
     from gym_mcp.servers import BUNDLED
+    from gym_mcp.specs import env_name, load_spec, specs_dir
 
     spec = load_spec(args.spec)
     taken = {env_id(name): name for name in BUNDLED}
@@ -77,10 +77,11 @@ def probe(spec: ServerSpec) -> list[str]:
     Raises:
         ConfigError: A tool to hide or rename is not offered by the server.
     """
-    from gym_mcp.live.runner import run_sync
+    from gym_mcp.live import spec_source
+    from gym_mcp.transport.runner import run_sync
 
     async def go() -> list[str]:
-        live = await spec.source().launch(call_timeout=30.0)
+        live = await spec_source(spec).launch(call_timeout=30.0)
         try:
             return [t.name for t in live.tools]
         finally:

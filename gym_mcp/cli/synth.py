@@ -10,7 +10,7 @@ from gym_mcp.cli.args import chain_length, positive
 from gym_mcp.errors import ConfigError
 
 if TYPE_CHECKING:
-    from gym_mcp.live.spec import ServerSpec
+    from gym_mcp.specs import ServerSpec
 
 __all__ = ["register"]
 
@@ -46,10 +46,10 @@ def register(sub: Any) -> None:
 
 
 def _synth(args: argparse.Namespace) -> int:
-    from gym_mcp.live.server import ServerSource
+    from gym_mcp.live.live_server import ServerSource
     from gym_mcp.live.sources import bundled_source
-    from gym_mcp.live.spec import ServerSpec, load_spec
     from gym_mcp.progress import progress_bar
+    from gym_mcp.specs import ServerSpec, load_spec
     from gym_mcp.synth.llm import ChatEndpoint
     from gym_mcp.synth.pipeline import SynthConfig, synthesize, write_outputs
     from gym_mcp.synth.report import tool_error_lines

@@ -37,11 +37,11 @@ from gym_mcp.env.conversation import Conversation
 from gym_mcp.env.hooks import CallHook
 from gym_mcp.episode import CallRecord, CallStatus, Episode, Limit, RewardFn, UserTurn
 from gym_mcp.errors import ConfigError, TaskError
-from gym_mcp.live.connection import ToolResult
-from gym_mcp.live.pool import ServerPool, get_pool
-from gym_mcp.live.server import LiveServer
+from gym_mcp.live.live_server import LiveServer
+from gym_mcp.live.warm_pool import ServerPool, get_pool
 from gym_mcp.state.base import Snapshot
 from gym_mcp.tasks import Task
+from gym_mcp.transport import ToolResult
 from gym_mcp.users import FALLBACK, User, UserReply, UserView
 
 __all__ = ["EpisodeCore", "EpisodeSnapshot", "reward_terms"]

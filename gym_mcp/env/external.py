@@ -10,9 +10,10 @@ from typing import Any, Literal
 
 from gym_mcp.env.mcp import MCPEnv
 from gym_mcp.errors import ConfigError
-from gym_mcp.live.server import ServerSource
+from gym_mcp.live.from_specs import as_source, spec_source
+from gym_mcp.live.live_server import ServerSource
 from gym_mcp.live.sources import ComposedSource, ExternalSource
-from gym_mcp.live.spec import ServerSpec, as_source, is_spec_file, load_spec
+from gym_mcp.specs import ServerSpec, is_spec_file, load_spec
 from gym_mcp.state.base import StateBackend
 
 __all__ = ["make_external_env"]
@@ -110,7 +111,7 @@ def make_external_env(
         if state is not None:
             raise ConfigError("External-v0 with spec=... takes no state=: the spec file's [state] table gives it")
         parsed = _override(parsed, settings)
-        source = parsed.source()
+        source = spec_source(parsed)
         hide = [*parsed.hide_tools, *hide]
         rename = {**parsed.rename_tools, **rename}
     else:

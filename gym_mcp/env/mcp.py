@@ -24,15 +24,15 @@ from gym_mcp.env.sync import SyncEnv
 from gym_mcp.env.tools import ToolView
 from gym_mcp.episode import RewardFn
 from gym_mcp.errors import ConfigError, StateError, TaskError
-from gym_mcp.live.connection import ToolResult
-from gym_mcp.live.pool import ServerPool
-from gym_mcp.live.runner import run_sync
-from gym_mcp.live.server import LiveServer, ServerSource, Transport
+from gym_mcp.live.live_server import LiveServer, ServerSource, Transport
 from gym_mcp.live.sources import bundled_source
+from gym_mcp.live.warm_pool import ServerPool
 from gym_mcp.rewards.outcome import completion, state_match
 from gym_mcp.state.base import StateBackend
 from gym_mcp.tasks import Task
 from gym_mcp.tasks.dialogue import confirmation_note
+from gym_mcp.transport import ToolResult
+from gym_mcp.transport.runner import run_sync
 from gym_mcp.users import User, UserSpec, make_user
 
 __all__ = ["AsyncMCPEnv", "MCPEnv", "MCPEpisodeSnapshot"]
@@ -447,7 +447,7 @@ class MCPEnv(SyncEnv[AsyncMCPEnv]):
             (``gym-mcp serve NAME --transport http --sessions``), e.g. ``"http://127.0.0.1:8000/mcp"``.
         sessions: Open a session on the server at ``url`` instead of starting a server process:
             its state is private to this env, and reset, snapshot, restore and fork go through the
-            server's control channel (see `gym_mcp.live.sessions`). Needs ``transport="http"``.
+            server's control channel (see `gym_mcp.sessions.client`). Needs ``transport="http"``.
         token: The sessions server's bearer token (default: ``$GYM_MCP_TOKEN``).
 
     Raises:
@@ -596,7 +596,7 @@ def _source(
             raise ConfigError(
                 "sessions=True needs transport='http' and url='http://HOST:PORT/mcp' of a sessions server"
             )
-        from gym_mcp.live.sessions import SessionsSource
+        from gym_mcp.sessions.client import SessionsSource
 
         return SessionsSource(server, url, token=token)
     if url is not None or token is not None:

@@ -11,8 +11,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from gym_mcp.live.pool import ServerPool
-from gym_mcp.live.server import ServerSource
+from gym_mcp.live.live_server import ServerSource
+from gym_mcp.live.warm_pool import ServerPool
 from gym_mcp.tasks import Task
 
 __all__ = ["reference_fingerprint"]

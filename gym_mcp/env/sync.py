@@ -16,8 +16,8 @@ from gym_mcp.env.core import EpisodeCore, EpisodeSnapshot
 from gym_mcp.env.spaces import UnicodeText
 from gym_mcp.episode import Episode
 from gym_mcp.errors import ConfigError
-from gym_mcp.live.runner import run_sync
-from gym_mcp.live.server import LiveServer
+from gym_mcp.live.live_server import LiveServer
+from gym_mcp.transport.runner import run_sync
 
 __all__ = ["SyncEnv"]
 

@@ -1,29 +1,23 @@
-"""Live servers: connections, the warm pool, server sources and spec files.
+"""Server provisioning: where live servers come from, on which state, and how they stay warm.
 
-- `connection`: one live MCP server over stdio, streamable HTTP or in-process (`LiveConnection`),
-  with a timeout on every call and restart-and-restore when the process dies;
-- `direct`: in-process tool calls straight to the server's own ``tools/call`` handler (the
-  same validation and results as over MCP, without the JSON-RPC round trip; ``protocol=True``
-  keeps every call on MCP);
-- `pipe`: stdio tool calls written onto the server's pipe as the MCP session would write them,
-  without the SDK's per-request machinery (``protocol=True`` sends them through the session);
-- `runner`: the event loop behind the sync API (`run_sync`), driven by the calling thread;
-- `server`: `LiveServer` (running server(s) plus their state) and the `ServerSource` interface;
-- `pool`: `ServerPool`, which keeps servers warm between environments;
-- `sources`: `BundledSource`, `ExternalSource` (any MCP server), `ComposedSource`;
-- `sessions`: `SessionsSource`, a session each on one sessions server (`session_server`);
-- `spec`: server spec files (TOML / JSON / YAML) for third-party servers.
+- `live_server`: `LiveServer` (running server(s) plus their state) and the `ServerSource`
+  interface that starts one;
+- `sources`: `BundledSource`, `ExternalSource` (any MCP server), `ComposedSource`, `CompositionSource`;
+- `from_specs`: sources from spec files (`spec_source`, `as_source`);
+- `warm_pool`: `ServerPool`, which keeps servers warm between environments;
+- `sandbox`: bubblewrap around an external server (only its state copy writable);
+- `scratch`: private folders for server state, removed at exit (and after a crash, next time).
+
+Connections to the servers (stdio, HTTP, in-process) are `gym_mcp.transport`; spec files are
+`gym_mcp.specs`; one server hosting a session per environment is `gym_mcp.sessions`.
 """
 
 from __future__ import annotations
 
-from gym_mcp.live.connection import Launch, LiveConnection, ToolResult, free_port
-from gym_mcp.live.pool import ServerPool, get_pool
-from gym_mcp.live.runner import run_sync
-from gym_mcp.live.server import TRANSPORTS, LivePart, LiveServer, ServerSource, Transport
-from gym_mcp.live.sessions import SessionsSource, SessionState
+from gym_mcp.live.from_specs import as_source, spec_source, spec_state
+from gym_mcp.live.live_server import TRANSPORTS, LivePart, LiveServer, ServerSource, Transport
 from gym_mcp.live.sources import BundledSource, ComposedSource, CompositionSource, ExternalSource, bundled_source
-from gym_mcp.live.spec import ServerSpec, load_spec
+from gym_mcp.live.warm_pool import ServerPool, get_pool
 
 __all__ = [
     "TRANSPORTS",
@@ -31,20 +25,14 @@ __all__ = [
     "ComposedSource",
     "CompositionSource",
     "ExternalSource",
-    "Launch",
-    "LiveConnection",
     "LivePart",
     "LiveServer",
     "ServerPool",
     "ServerSource",
-    "ServerSpec",
-    "SessionState",
-    "SessionsSource",
-    "ToolResult",
     "Transport",
+    "as_source",
     "bundled_source",
-    "free_port",
     "get_pool",
-    "load_spec",
-    "run_sync",
+    "spec_source",
+    "spec_state",
 ]

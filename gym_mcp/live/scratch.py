@@ -24,7 +24,7 @@ import threading
 from pathlib import Path
 from types import FrameType
 
-from gym_mcp.live.connection import pid_alive
+from gym_mcp.transport.processes import pid_alive
 
 __all__ = ["make_scratch", "remove_scratch"]
 

@@ -24,15 +24,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from gym_mcp.errors import ConfigError, TaskError, UnknownServerError
-from gym_mcp.live.connection import Launch, LiveConnection
+from gym_mcp.live.live_server import TRANSPORTS, LivePart, LiveServer, ServerSource, Transport
 from gym_mcp.live.sandbox import bwrap_command, check_bwrap, sandbox_name
 from gym_mcp.live.scratch import make_scratch, remove_scratch
-from gym_mcp.live.server import TRANSPORTS, LivePart, LiveServer, ServerSource, Transport
 from gym_mcp.state.base import Snapshot, StateBackend
 from gym_mcp.state.composite import CompositeState
 from gym_mcp.state.directory import DirectoryState
 from gym_mcp.state.null import NullState
 from gym_mcp.state.sqlite import SQLiteState
+from gym_mcp.transport import Launch, LiveConnection
 
 if TYPE_CHECKING:
     from gym_mcp.servers import DirectoryKit, Kit

@@ -15,8 +15,8 @@ workers and yields their results in order, rerunning those whose worker died::
 ``gym-mcp eval --ray [ADDRESS]`` and the trainer's ``rollout_workers`` use it.
 """
 
-from gym_mcp.ray.pool import WorkerPool, connect
 from gym_mcp.ray.remote import PendingStep, RemoteEnv
 from gym_mcp.ray.worker import RolloutWorker
+from gym_mcp.ray.worker_pool import WorkerPool, connect
 
 __all__ = ["PendingStep", "RemoteEnv", "RolloutWorker", "WorkerPool", "connect"]

@@ -16,17 +16,19 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, SupportsFloat
+from typing import Any, SupportsFloat
 
 import gymnasium as gym
-import ray
-from ray.exceptions import RayActorError
 
-from gym_mcp.errors import WorkerLostError
+from gym_mcp.errors import DependencyMissing, WorkerLostError
+from gym_mcp.ray.handles import WorkerHandle, Workers
 from gym_mcp.ray.worker import MESSAGES_FROM
 
-if TYPE_CHECKING:
-    from gym_mcp.ray.pool import WorkerPool, _Worker
+try:
+    import ray
+    from ray.exceptions import RayActorError
+except ImportError as exc:  # pragma: no cover - the [ray] extra is missing
+    raise DependencyMissing("gym_mcp.ray needs Ray: pip install 'gym-mcp[ray]'", extra="ray") from exc
 
 __all__ = ["PendingStep", "RemoteEnv"]
 
@@ -68,13 +70,13 @@ class RemoteEnv(gym.Env[str, Any]):
 
     def __init__(
         self,
-        pool: WorkerPool,
+        pool: Workers,
         env_id: str,
         kwargs: Mapping[str, Any],
         *,
         perturb: Any = None,
         perturb_seed: int | None = None,
-        worker: _Worker | None = None,
+        worker: WorkerHandle | None = None,
         handle: int | None = None,
         spaces: tuple[Any, Any] | None = None,
     ) -> None:
@@ -94,16 +96,16 @@ class RemoteEnv(gym.Env[str, Any]):
         else:
             self._place(worker)
 
-    def _place(self, worker: _Worker | None = None) -> None:
+    def _place(self, worker: WorkerHandle | None = None) -> None:
         """Make the environment on ``worker`` (or the pool's next live one)."""
         while True:
-            self._worker = worker if worker is not None and worker.alive else self.pool._next()
+            self._worker = worker if worker is not None and worker.alive else self.pool.next_worker()
             ref = self._worker.actor.make.remote(self.env_id, self._kwargs, self._perturb, self._perturb_seed)
             try:
                 self._handle, self.observation_space, self.action_space = ray.get(ref)
                 return
             except RayActorError as exc:  # it died before it could hold anything: try a live one
-                self.pool._died(self._worker, exc)
+                self.pool.worker_died(self._worker, exc)
                 worker = None
 
     @property
@@ -122,7 +124,7 @@ class RemoteEnv(gym.Env[str, Any]):
         try:
             result = ray.get(ref)
         except RayActorError as exc:
-            self.pool._died(self._worker, exc)
+            self.pool.worker_died(self._worker, exc)
             self._handle = None
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise WorkerLostError(f"rollout worker {self._worker.index} died: the episode is lost ({first})") from exc

@@ -19,8 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, fiel
 from pydantic_core import ErrorDetails
 
 from gym_mcp.errors import TaskError
+from gym_mcp.specs.textfile import NotUTF8, decode_utf8, loads_json, split_lines
 from gym_mcp.tasks.dialogue import Slot, Stage, UserScenario, noun
-from gym_mcp.tasks.textfile import NotUTF8, decode_utf8, loads_json, split_lines
 
 __all__ = ["SPLITS", "Task", "load_tasks", "save_tasks"]
 

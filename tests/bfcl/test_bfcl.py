@@ -230,7 +230,7 @@ def test_tools_are_bfcls_schemas_and_change_when_bfcl_reveals_functions() -> Non
         assert obs == "I have updated some more functions you can choose from. What about now?"
         assert held_out <= {t["function"]["name"] for t in info["tools"]}
         # The server itself lists them now (a client that re-lists sees the change).
-        listed = gym_mcp.live.runner.run_sync(env.unwrapped.live.connection.list_tools())
+        listed = gym_mcp.transport.runner.run_sync(env.unwrapped.live.connection.list_tools())
         assert held_out <= {t.name for t in listed}
     finally:
         env.close()
@@ -364,8 +364,8 @@ def test_entry_server_runs_on_its_own(transport: str) -> None:
     """`gym-mcp serve-bfcl` serves an entry's backends to a plain MCP client, as BFCL executes them."""
     from gym_mcp import Launch, LiveConnection
     from gym_mcp.errors import ServerStartError
-    from gym_mcp.live.runner import run_sync
     from gym_mcp.servers.kit import TOKEN_ENV, auth_headers
+    from gym_mcp.transport.runner import run_sync
 
     e = entry("multi_turn_base_0")
     command = [sys.executable, "-m", "gym_mcp.cli", "serve-bfcl", e["id"]]

@@ -12,8 +12,8 @@ from gymnasium.utils.env_checker import check_env
 import gym_mcp
 from gym_mcp import MCPEnv, Task, get_pool
 from gym_mcp.errors import TaskError
-from gym_mcp.live.runner import run_sync
 from gym_mcp.tasks import load_tasks, save_tasks
+from gym_mcp.transport.runner import run_sync
 from tests.conftest import counter_source
 from tests.helpers import verified_deposit_task
 

@@ -18,8 +18,8 @@ from gym_mcp import BundledSource
 from gym_mcp.bfcl.backend import BFCLSource
 from gym_mcp.bfcl.data import shared_entry
 from gym_mcp.live import LiveServer
-from gym_mcp.live.connection import Launch, LiveConnection, ToolResult
-from gym_mcp.live.runner import run_sync
+from gym_mcp.transport import Launch, LiveConnection, ToolResult
+from gym_mcp.transport.runner import run_sync
 from tests.conftest import faulty_source
 from tests.servers.odd import odd_server
 
@@ -183,7 +183,7 @@ def test_a_server_with_middleware_of_its_own_keeps_the_protocol() -> None:
             seen.append(ctx.method)
             return await call_next(ctx)
 
-        server._lowlevel_server.middleware.append(middleware)
+        server.middleware.append(middleware)  # MCPServer.middleware: its low-level server's list
         return server
 
     connection = LiveConnection(Launch("custom", "inprocess", server_factory=factory))

@@ -19,7 +19,8 @@ import pytest
 import gym_mcp
 from gym_mcp import AsyncMCPEnv, ComposedSource, DirectoryState, EnvConfig, ServerPool, Task, load_spec, save_tasks
 from gym_mcp.errors import ConfigError, ServerStartError
-from gym_mcp.live.spec import spec_json_schema, spec_schema_text
+from gym_mcp.live import spec_source
+from gym_mcp.specs import spec_json_schema, spec_schema_text
 from tests.conftest import ROOT
 from tests.helpers import BANK_HTTP, child_pids, http_flags, in_one_pool
 
@@ -143,7 +144,7 @@ def test_eight_parallel_envs_stay_isolated(spec_fixture: str, request: pytest.Fi
     is_git = spec.name == "git"
 
     async def one(i: int, pool: ServerPool) -> tuple[int, object, int | None, Path]:
-        env = AsyncMCPEnv(spec.source(), config=EnvConfig(), pool=pool)
+        env = AsyncMCPEnv(spec_source(spec), config=EnvConfig(), pool=pool)
         await env.reset(seed=0)
         start = env.state.snapshot()
         live = env.live
@@ -502,7 +503,7 @@ def test_spec_forms_parse_as_before(tmp_path: Path) -> None:
 def test_published_spec_schema_is_current_and_examples_fit() -> None:
     committed = ROOT / "docs" / "spec.schema.json"
     regenerate = (
-        'python -c "from gym_mcp.live.spec import spec_schema_text; '
+        'python -c "from gym_mcp.specs import spec_schema_text; '
         "open('docs/spec.schema.json', 'w').write(spec_schema_text())\""
     )
     assert committed.read_text(encoding="utf-8") == spec_schema_text(), f"docs/spec.schema.json is stale: {regenerate}"

@@ -10,7 +10,7 @@ import pytest
 from gym_mcp import MCPEnv, SQLiteState
 from gym_mcp.errors import ConfigError, ServerStartError
 from gym_mcp.live.sources import ExternalSource
-from gym_mcp.live.spec import load_spec
+from gym_mcp.specs import load_spec
 
 
 def _source(bank_db: Path, **kwargs: object) -> ExternalSource:

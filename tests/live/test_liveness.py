@@ -6,7 +6,7 @@ import subprocess
 import sys
 import time
 
-from gym_mcp.live.connection import child_alive, pid_alive
+from gym_mcp.transport.processes import child_alive, pid_alive
 
 
 def test_child_alive_tells_running_exited_and_reaped_children_apart() -> None:

@@ -1,7 +1,7 @@
 """Tool calls written onto a stdio server's pipe answer what the MCP session answers.
 
 Each comparison runs the same calls on two stdio connections to two copies of one server: one
-writing its tool calls onto the pipe itself (the stdio default, `gym_mcp.live.pipe`), one
+writing its tool calls onto the pipe itself (the stdio default, `gym_mcp.transport.pipe`), one
 sending them through the SDK's client session (``protocol=True``), and compares every result
 (text and flags) and the final state. The rest checks what the pipe adds: answers routed by id
 beside the session's own traffic, and a late answer after a timeout dropped.
@@ -19,9 +19,9 @@ import pytest
 
 from gym_mcp import BundledSource
 from gym_mcp.live import LiveServer
-from gym_mcp.live.connection import Launch, LiveConnection, ToolResult
-from gym_mcp.live.runner import run_sync
 from gym_mcp.state.null import NullState
+from gym_mcp.transport import Launch, LiveConnection, ToolResult
+from gym_mcp.transport.runner import run_sync
 from tests.conftest import ROOT, faulty_source
 from tests.live.test_direct import BANKING_CALLS, Call, _both_ways
 

@@ -24,10 +24,12 @@ from mcp.client.streamable_http import streamable_http_client
 
 from gym_mcp import BundledSource, Launch, LiveConnection, SQLiteState, Task, free_port
 from gym_mcp.errors import ConfigError, ServerStartError, StateError
-from gym_mcp.live.session_server import SESSION_HEADER, SNAPSHOT_HEADER, SessionHost
-from gym_mcp.live.sessions import SessionsSource, SessionState
 from gym_mcp.playback import replay
 from gym_mcp.servers import get_kit
+from gym_mcp.sessions.app import session_app
+from gym_mcp.sessions.client import SessionsSource, SessionState
+from gym_mcp.sessions.host import SessionHost
+from gym_mcp.sessions.wire import SESSION_HEADER, SNAPSHOT_HEADER
 
 TOKEN = "sessions-test-token-1"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -38,7 +40,7 @@ def server() -> Iterator[str]:
     """The MCP URL of a banking sessions server on 127.0.0.1 (what ``gym-mcp serve --sessions`` runs, in a thread)."""
     host = SessionHost(get_kit("banking"), token=TOKEN)
     port = free_port()
-    runner = uvicorn.Server(uvicorn.Config(host.app(), host="127.0.0.1", port=port, log_level="warning"))
+    runner = uvicorn.Server(uvicorn.Config(session_app(host), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=runner.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

@@ -1,6 +1,6 @@
 """Bad server spec files fail with one line naming the file, the server and the key (issue 15).
 
-Every key of the spec model (`gym_mcp.live.spec.SpecFile` and its ``[state]`` and ``[tools]``
+Every key of the spec model (`gym_mcp.specs.schema.SpecFile` and its ``[state]`` and ``[tools]``
 tables) is given a value of the wrong type or shape, in TOML and in JSON; each must be a
 `ConfigError` that says what is wrong, where, and what was given, through `load_spec`,
 `gym.make` and `gym-mcp envs add` alike. Nothing is silently coerced: ``ignore = "*.log"`` is
@@ -22,7 +22,7 @@ import pytest
 import gym_mcp  # noqa: F401 - registers the environments
 from gym_mcp.cli import main
 from gym_mcp.errors import ConfigError
-from gym_mcp.live.spec import load_spec
+from gym_mcp.specs import load_spec
 
 BASE: dict[str, Any] = {"name": "srv", "command": ["python", "-m", "srv"]}
 FILE = "FILE"  # the message names only the file (the name itself is bad)

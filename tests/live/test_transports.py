@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from gym_mcp import AsyncMCPEnv, EnvConfig, Launch, LiveConnection, MCPEnv, ServerPool
+from gym_mcp import AsyncMCPEnv, EnvConfig, Launch, LiveConnection, MCPEnv, ServerPool, free_port
 from gym_mcp.errors import ServerStartError
 from tests.conftest import TRANSPORTS, counter_source
 from tests.helpers import child_pids, in_one_pool
@@ -167,6 +167,19 @@ def test_bad_launches_fail_clearly_without_orphans(launch: Launch, expect: str) 
     assert expect in str(err.value)
     time.sleep(0.2)
     assert child_pids() - before == set()
+
+
+def test_a_refused_http_connection_says_so() -> None:
+    """mcp's HTTP client is httpx2: its ConnectError is a refused connection, named as one."""
+    url = f"http://127.0.0.1:{free_port()}/mcp"  # nothing listens there
+
+    async def go() -> None:
+        conn = LiveConnection(Launch("refuser", "http", url=url), startup_timeout=10)
+        await conn.start()
+
+    with pytest.raises(ServerStartError) as err:
+        asyncio.run(go())
+    assert f"refuser: could not start URL {url}: connection refused (" in str(err.value)
 
 
 def test_a_bundled_http_server_answers_only_its_env() -> None:

@@ -23,9 +23,10 @@ import gym_mcp
 from gym_mcp import BundledSource, Task, save_tasks
 from gym_mcp.cli import main
 from gym_mcp.evaluation import EvalConfig, evaluate
-from gym_mcp.live.spec import load_spec
+from gym_mcp.live import spec_source
 from gym_mcp.policies import ReferencePolicy
 from gym_mcp.servers import get_kit
+from gym_mcp.specs import load_spec
 from gym_mcp.synth import SynthConfig, SynthResult, synthesize
 from gym_mcp.synth.graph import kit_tools
 from gym_mcp.synth.pipeline import _Synthesizer
@@ -142,7 +143,7 @@ def test_no_hidden_or_server_named_tool_is_offered_as_a_distractor(spec: Path, h
     loaded = load_spec(spec)
     synth = _Synthesizer(
         "bank",
-        loaded.source(),
+        spec_source(loaded),
         SynthConfig(n=1),
         None,
         hide_tools=loaded.hide_tools,
@@ -160,7 +161,7 @@ def test_no_hidden_or_server_named_tool_is_offered_as_a_distractor(spec: Path, h
 def test_a_source_takes_the_rules_as_keywords_and_gives_the_same_tasks(spec: Path, result: SynthResult) -> None:
     loaded = load_spec(spec)
     again = synthesize(
-        loaded.source(), SynthConfig(n=N, seed=0), hide_tools=loaded.hide_tools, rename_tools=loaded.rename_tools
+        spec_source(loaded), SynthConfig(n=N, seed=0), hide_tools=loaded.hide_tools, rename_tools=loaded.rename_tools
     )
     assert [t.to_dict() for t in again.tasks] == [t.to_dict() for t in result.tasks]
 

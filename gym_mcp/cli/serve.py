@@ -150,9 +150,9 @@ def _serve_sessions(kit: Any, args: argparse.Namespace) -> int:
     Raises:
         ValueError: Not over HTTP, a folder server, a database given, or no token.
     """
-    from gym_mcp.live.session_server import serve_sessions
     from gym_mcp.servers import DirectoryKit
     from gym_mcp.servers.kit import TOKEN_ENV, http_token
+    from gym_mcp.sessions.app import serve_sessions
 
     if args.transport != "http":
         raise ValueError("--sessions needs --transport http")

@@ -15,7 +15,7 @@ session would read it, without the machinery:
   connection, the ``_meta`` envelope: protocol version, client info and capabilities), taken
   from the session itself once, after the handshake;
 - it goes out through the connection's own transport with an id no session uses
-  (`_ProcessTransport.request`), so its answer never reaches the session;
+  (`ProcessTransport.request`), so its answer never reaches the session;
 - the answer goes through the checks the session applies: an error becomes the same
   `MCPError`, a result is validated against the negotiated version's result schema and as a
   `CallToolResult` (the caller then checks structured content against the tool's output
@@ -33,12 +33,14 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 import mcp_types.methods as wire_methods
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, ErrorData
+
+from gym_mcp.transport import sdk
 
 __all__ = ["PipeCalls"]
 
@@ -76,11 +78,12 @@ class PipeCalls:
         """Calls that match what ``session`` (an SDK `ClientSession`, after its handshake) sends.
 
         Returns:
-            None when the session cannot be matched (an SDK that stamps requests otherwise):
-            its calls then keep going through the session.
+            None when the session cannot be matched (an SDK that stamps requests otherwise, or
+            lacks a name `gym_mcp.transport.sdk` reads): its calls then keep going through the
+            session.
         """
         version = getattr(session, "protocol_version", None)
-        stamp: Callable[[dict[str, Any], dict[str, Any]], None] | None = getattr(session, "_stamp", None)
+        stamp = sdk.session_stamp(session)
         if not isinstance(version, str) or stamp is None:
             return None
         try:
@@ -90,10 +93,9 @@ class PipeCalls:
             if extra:  # the session adds something other than the envelope: keep to the session
                 return None
             meta = probe["params"].get("_meta")
-            from mcp.client import session as sdk_session
-
-            later = getattr(sdk_session, "_later_revision_fields", None)
-            later_fields = frozenset(later("tools/call", version)) if later is not None else frozenset()
+            later_fields = sdk.later_revision_fields("tools/call", version)
+            if later_fields is None:  # which result keys the session drops is unknown: keep to the session
+                return None
             return cls(transport, version, meta, later_fields)
         except Exception:  # pragma: no cover - an SDK that stamps otherwise
             logger.debug("tool calls stay on the MCP session", exc_info=True)

@@ -15,9 +15,9 @@ from typing import Literal
 from mcp.types import Tool
 
 from gym_mcp.errors import ConfigError
-from gym_mcp.live.connection import LiveConnection, ToolResult
 from gym_mcp.live.scratch import remove_scratch
 from gym_mcp.state.base import Snapshot, StateBackend
+from gym_mcp.transport import LiveConnection, ToolResult
 
 __all__ = ["TRANSPORTS", "LivePart", "LiveServer", "ServerSource", "Transport"]
 

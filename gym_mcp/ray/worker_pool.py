@@ -20,10 +20,11 @@ import itertools
 import threading
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from gym_mcp.errors import ConfigError, DependencyMissing, WorkerLostError
+from gym_mcp.ray.handles import WorkerHandle
+from gym_mcp.ray.remote import RemoteEnv
 from gym_mcp.ray.worker import RolloutWorker
 
 try:
@@ -69,14 +70,6 @@ def connect(address: str | None = None, *, num_cpus: int | None = None) -> None:
             ray.init(address=address, configure_logging=False)
         except (ConnectionError, ValueError, RuntimeError) as exc:
             raise ConfigError(f"cannot reach a Ray cluster at {address!r}: {exc}") from exc
-
-
-@dataclass
-class _Worker:
-    index: int
-    actor: Any
-    info: dict[str, Any] = field(default_factory=dict)
-    alive: bool = True
 
 
 class WorkerPool:
@@ -138,26 +131,31 @@ class WorkerPool:
         for w, info in zip(self._workers, infos, strict=True):
             w.info = info
 
-    def _start(self) -> _Worker:
+    def _start(self) -> WorkerHandle:
         index = next(self._numbers)
-        return _Worker(index, self._actor_class.remote(index, self._warm))
+        return WorkerHandle(index, self._actor_class.remote(index, self._warm))
 
     @property
     def workers(self) -> list[dict[str, Any]]:
         """The live workers: index, pid and host of each."""
         return [dict(w.info) for w in self._workers if w.alive]
 
-    def _live(self) -> list[_Worker]:
+    def _live(self) -> list[WorkerHandle]:
         live = [w for w in self._workers if w.alive]
         if not live:
             raise WorkerLostError("every rollout worker has died and none could be replaced")
         return live
 
-    def _next(self) -> _Worker:
+    def next_worker(self) -> WorkerHandle:
+        """A live worker (round robin).
+
+        Raises:
+            WorkerLostError: Every worker has died and none could be replaced.
+        """
         live = self._live()
         return live[next(self._turn) % len(live)]
 
-    def _died(self, worker: _Worker, exc: BaseException, jobs: Sequence[int] = ()) -> None:
+    def worker_died(self, worker: WorkerHandle, exc: BaseException, jobs: Sequence[int] = ()) -> None:
         """Record that ``worker`` died (once) and start its replacement."""
         with self._lock:
             if not worker.alive:
@@ -175,7 +173,7 @@ class WorkerPool:
             try:
                 fresh.info = ray.get(fresh.actor.describe.remote())
             except RayActorError as again:  # pragma: no cover - the cluster itself is failing
-                self._died(fresh, again)
+                self.worker_died(fresh, again)
 
     # -- remote environments -----------------------------------------------------------------------
 
@@ -189,8 +187,6 @@ class WorkerPool:
             **kwargs: ``gym.make`` options (tasks, reward, user, max_steps, ...); they travel to
                 the worker, so they must pickle.
         """
-        from gym_mcp.ray.remote import RemoteEnv
-
         return RemoteEnv(self, env_id, dict(kwargs), perturb=perturb, perturb_seed=perturb_seed)
 
     # -- whole episodes ----------------------------------------------------------------------------
@@ -218,7 +214,7 @@ class WorkerPool:
         if not 1 <= per_worker <= MAX_CONCURRENCY:
             raise ConfigError(f"per_worker must be 1..{MAX_CONCURRENCY}, got {per_worker}")
         queue: deque[int] = deque(range(len(jobs)))
-        running: dict[Any, tuple[int, _Worker]] = {}
+        running: dict[Any, tuple[int, WorkerHandle]] = {}
         reruns: dict[int, int] = {}
         done: dict[int, R] = {}
         emitted = finished = 0
@@ -245,7 +241,7 @@ class WorkerPool:
                             raise WorkerLostError(
                                 f"job {i} lost its worker {reruns[i]} times; last: {_first_line(exc)}"
                             ) from exc
-                        self._died(worker, exc, [i])
+                        self.worker_died(worker, exc, [i])
                         queue.appendleft(i)
                         continue
                     finished += 1

@@ -12,9 +12,9 @@ import os
 import weakref
 from collections.abc import Hashable
 
-from gym_mcp.live.connection import OPEN_CONNECTIONS
-from gym_mcp.live.runner import add_exit_hook
-from gym_mcp.live.server import LiveServer, ServerSource
+from gym_mcp.live.live_server import LiveServer, ServerSource
+from gym_mcp.transport.connection import OPEN_CONNECTIONS
+from gym_mcp.transport.runner import add_exit_hook
 
 __all__ = ["ServerPool", "get_pool"]
 

@@ -41,13 +41,15 @@ from mcp.server import Server
 from mcp.server.connection import Connection
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import lifespan as default_lifespan
-from mcp.server.mcpserver import MCPServer, RequestStateBoundary
+from mcp.server.mcpserver import RequestStateBoundary
 from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError, NoBackChannelError
 from mcp.shared.transport_context import TransportContext
 from mcp.types import CallToolRequestParams, CallToolResult, ClientCapabilities, ErrorData, InputRequiredResult
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from pydantic import ValidationError
+
+from gym_mcp.transport import sdk
 
 __all__ = ["DirectCalls"]
 
@@ -114,11 +116,12 @@ class DirectCalls:
 
         Returns:
             The `Server` (an `MCPServer`'s own, which the SDK's client reaches the same way),
-            or None: not a server, no ``tools/call`` handler, a lifespan of its own (its state
-            belongs to the client's session), or middleware other than the SDK's.
+            or None: not a server (or an SDK that keeps it elsewhere: `gym_mcp.transport.sdk`), no
+            ``tools/call`` handler, a lifespan of its own (its state belongs to the client's
+            session), or middleware other than the SDK's.
         """
-        server = target._lowlevel_server if isinstance(target, MCPServer) else target
-        if not isinstance(server, Server) or server.get_request_handler("tools/call") is None:
+        server = sdk.lowlevel_server(target)
+        if server is None or server.get_request_handler("tools/call") is None:
             return None
         if server.lifespan is not default_lifespan:
             return None

@@ -1,7 +1,7 @@
 """Environments over a sessions server: one process serves every environment, a session each.
 
 `SessionsSource` is a `ServerSource` for a bundled server run as ``gym-mcp serve NAME
---transport http --sessions`` (see `gym_mcp.live.session_server`). Each launch opens a new
+--transport http --sessions`` (see `gym_mcp.sessions.host`). Each launch opens a new
 session on that server, so each environment has its own private state without a process of its
 own; its state backend, `SessionState`, snapshots, restores and fingerprints that session
 through the server's control channel (plain HTTP, not a tool, behind the server's token).
@@ -26,11 +26,11 @@ from urllib.parse import urlsplit
 import httpx
 
 from gym_mcp.errors import ConfigError, ServerStartError, StateError
-from gym_mcp.live.connection import Launch, LiveConnection
-from gym_mcp.live.server import LiveServer, ServerSource, Transport
-from gym_mcp.live.session_server import DIGEST_HEADER, SESSION_HEADER
+from gym_mcp.live.live_server import LiveServer, ServerSource, Transport
+from gym_mcp.sessions.wire import DIGEST_HEADER, SESSION_HEADER
 from gym_mcp.state.base import Snapshot, StateBackend, StateDiff
 from gym_mcp.state.sqlite import SQLiteState
+from gym_mcp.transport import Launch, LiveConnection
 
 __all__ = ["SessionState", "SessionsSource"]
 
