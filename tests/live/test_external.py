@@ -260,6 +260,26 @@ def test_hide_and_rename_tools(fs_spec: Path) -> None:
         gym.make("gym_mcp/External-v0", spec=str(fs_spec), hide_tools=["rm_rf"])
 
 
+
+def test_an_argument_the_schema_refuses_is_invalid_only(fs_spec: Path) -> None:
+    """A bad enum value never reaches the server: one invalid call, no tool error, nothing rolled back."""
+    env = gym.make("gym_mcp/External-v0", spec=str(fs_spec))
+    try:
+        env.reset(seed=0)
+        before = env.unwrapped.state.fingerprint()
+        bad = {"name": "list_directory_with_sizes", "arguments": {"path": ".", "sortBy": "colour"}}
+        obs, _, _, _, info = env.step(bad)
+        assert obs.startswith("Error: list_directory_with_sizes: argument 'sortBy' must be one of")
+        assert [c.status for c in info["calls"]] == ["invalid"]
+        counts = {k: info[k] for k in ("invalid_calls", "tool_errors", "rolled_back", "num_calls")}
+        assert counts == {"invalid_calls": 1, "tool_errors": 0, "rolled_back": 0, "num_calls": 0}
+        good = {"name": "list_directory_with_sizes", "arguments": {"path": ".", "sortBy": "size"}}
+        obs, _, _, _, info = env.step(good)
+        assert info["calls"][-1].ok and "todo.txt" in obs and info["num_calls"] == 1
+        assert env.unwrapped.state.fingerprint() == before
+    finally:
+        env.close()
+
 def test_composed_servers_in_one_env(fs_spec: Path) -> None:
     env = gym.make("gym_mcp/External-v0", servers={"fs": str(fs_spec), "bank": "banking"})
     try:
