@@ -8,6 +8,13 @@ from pathlib import Path
 
 import pytest
 
+# One intra-op thread per pytest-xdist worker (set before torch loads): torch's default, a thread
+# per core in every worker, oversubscribes the cores, and training the tiny model then slows
+# tenfold when the machine is busy (a 27 s test passed 300 s beside other work).
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    os.environ.setdefault("MKL_NUM_THREADS", "1")
+
 from gym_mcp import BundledSource
 from tests.helpers import CraftedChat, serve_handler
 from tests.servers.counter import kit as counter_kit
