@@ -19,6 +19,12 @@ Every exception the library raises on purpose derives from `GymMCPError`, so one
 
 What an *agent* does wrong (bad JSON, an unknown tool, wrong argument types) is never an
 exception: the environment turns it into an error observation the agent can read.
+
+Warnings (``warnings.warn``; a test or a strict run can turn them into errors with
+``warnings.simplefilter("error", GymMCPWarning)``)::
+
+    GymMCPWarning(UserWarning)
+    └── NondeterministicTaskWarning  a task's reference calls reached two different states
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ __all__ = [
     "DependencyMissing",
     "EndpointError",
     "GymMCPError",
+    "GymMCPWarning",
+    "NondeterministicTaskWarning",
     "ServerCrashedError",
     "ServerError",
     "ServerStartError",
@@ -103,3 +111,17 @@ class DependencyMissing(GymMCPError):
     def __init__(self, message: str, *, extra: str | None = None) -> None:
         super().__init__(message)
         self.extra = extra
+
+
+class GymMCPWarning(UserWarning):
+    """Root of every warning gym-mcp emits: something works, but not as the user may think."""
+
+
+class NondeterministicTaskWarning(GymMCPWarning):
+    """A task's reference calls, replayed twice from the same initial state, reached two states.
+
+    The server mints something (a random id, a timestamp, a counter) that its spec does not
+    declare volatile. The message names the task and where the two states differ, and the
+    ``volatile = {...}`` (or ``volatile_keys``, ``ignore``) entry that declares it; the episode
+    is judged with those parts left out.
+    """

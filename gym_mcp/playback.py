@@ -24,6 +24,7 @@ from gym_mcp.env.mcp import MCPEnv
 from gym_mcp.episode import CallRecord, shown_call
 from gym_mcp.errors import ConfigError
 from gym_mcp.tasks import Task
+from gym_mcp.tasks.flows import carried, decoded
 
 __all__ = ["RETRIES", "Replay", "play", "replay"]
 
@@ -60,7 +61,9 @@ def _mcp_env(env: gym.Env[Any, Any]) -> MCPEnv:
     return inner
 
 
-def play(env: gym.Env[Any, Any], task: Task, actions: Sequence[Any]) -> Replay:
+def play(
+    env: gym.Env[Any, Any], task: Task, actions: Sequence[Any], *, flows: Sequence[Mapping[str, Any]] = ()
+) -> Replay:
     """Reset ``env`` to ``task`` and take ``actions``, one step each.
 
     Stops at the first call that fails or when the episode ends. Under a `Perturb` wrapper the
@@ -70,6 +73,8 @@ def play(env: gym.Env[Any, Any], task: Task, actions: Sequence[Any]) -> Replay:
         env: A gym-mcp environment over MCP servers (`MCPEnv`, or one wrapped by Gymnasium).
         task: The task (it need not be one of the environment's tasks).
         actions: Environment actions: calls, or text (a message to the user, or a final answer).
+        flows: Values carried from one call's output into a later call's argument (see
+            `gym_mcp.tasks.flows`), by action index: for reference calls, one action per call.
 
     Returns:
         The `Replay`: the fingerprint is the state's after the last action taken.
@@ -81,7 +86,10 @@ def play(env: gym.Env[Any, Any], task: Task, actions: Sequence[Any]) -> Replay:
     _, info = env.reset(options={"task": task})
     renames = info.get("perturbations") or ()  # under a Perturb wrapper, the calls use the names shown
     failed = None
-    for action in actions:
+    outputs: list[Any] = []
+    for i, action in enumerate(actions):
+        if flows and isinstance(action, Mapping):  # a value minted this run, not the recorded one
+            action = carried(action, i, flows, outputs)
         if renames and isinstance(action, Mapping):
             action = shown_call(action, renames)
         _, _, terminated, truncated, info = env.step(action)
@@ -92,6 +100,8 @@ def play(env: gym.Env[Any, Any], task: Task, actions: Sequence[Any]) -> Replay:
         if info["calls"] and not info["calls"][-1].ok:
             failed = info["calls"][-1]
             break
+        if flows:
+            outputs.append(decoded(info["calls"][-1].output) if info["calls"] else None)
         if terminated or truncated:
             break
     return Replay(failed is None, inner.state.fingerprint(), failed, info)
@@ -101,7 +111,9 @@ def replay(env: gym.Env[Any, Any], task: Task, *, answer: str | None = None) -> 
     """Reset ``env`` to ``task`` and play its reference calls, one step each (see `play`).
 
     In an environment with a simulated user it plays the task's reference dialogue instead
-    (`Task.reference_dialogue`): its calls and its messages to the user.
+    (`Task.reference_dialogue`): its calls and its messages to the user. A task's
+    ``metadata["flows"]`` are followed: a value an earlier call minted on this run (a new note's
+    id) is passed, not the one recorded (not yet in a reference dialogue).
 
     Args:
         env: A gym-mcp environment over MCP servers (`MCPEnv`, or one wrapped by Gymnasium).
@@ -119,7 +131,10 @@ def replay(env: gym.Env[Any, Any], task: Task, *, answer: str | None = None) -> 
     if _mcp_env(env).user is not None and task.reference_calls:
         return play(env, task, task.reference_dialogue())
     result = play(
-        env, task, [{"name": c["name"], "arguments": dict(c.get("arguments", {}))} for c in task.reference_calls]
+        env,
+        task,
+        [{"name": c["name"], "arguments": dict(c.get("arguments", {}))} for c in task.reference_calls],
+        flows=task.metadata.get("flows", ()),
     )
     if answer is None or not result.ok:
         return result

@@ -22,6 +22,8 @@ class Chain:
         entities: The entity ids the chain touches.
         call_refs: Per call, the parameters that refer to an earlier output.
         missing: For a ``missing_param`` task: the call and parameter the request leaves out.
+        fingerprint: The state's fingerprint after the calls, in the run that made the chain (a
+            replay that reaches another is how a server that mints values shows itself).
     """
 
     calls: list[dict[str, Any]]
@@ -32,6 +34,7 @@ class Chain:
     entities: set[str]
     call_refs: list[set[str]]
     missing: tuple[int, str] | None = None
+    fingerprint: str = ""
 
 
 def dig(output: Any, path: str) -> Any:

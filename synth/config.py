@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from gym_mcp.errors import SynthError
 from gym_mcp.tasks import Task
@@ -64,6 +64,14 @@ class SynthConfig:
             a test task calls is trained, and held-out tasks are new requests on new entities.
         optional_rate: Chance of passing an optional parameter that has values and a template slot.
         max_attempts: Candidate chains tried per task wanted before giving up.
+        nondeterministic: What to do with a task whose replay does not reach the state the run
+            that made it reached, replayed twice from fresh copies of its initial state, when the
+            two replays end in different states (a server that mints random ids or timestamps the
+            spec does not declare volatile). ``"volatile"`` (the default): leave the parts they
+            differ in (table columns, JSON keys, files) out of every task's fingerprint, carry
+            minted values from call to call (``metadata["flows"]``), and say so in the report
+            and on stderr with the spec lines that declare them. ``"refuse"``: drop the task,
+            the parts named in the rejections.
     """
 
     n: int = 500
@@ -79,6 +87,7 @@ class SynthConfig:
     heldout_tools: bool = True
     optional_rate: float = 0.3
     max_attempts: int = 30
+    nondeterministic: Literal["volatile", "refuse"] = "volatile"
 
     @classmethod
     def dialogue(cls, **fields: Any) -> SynthConfig:
@@ -97,6 +106,8 @@ class SynthConfig:
             raise SynthError(f"n must be at least 1, got {self.n}")
         if not 1 <= self.max_chain <= 5:
             raise SynthError(f"max_chain must be 1-5, got {self.max_chain}")
+        if self.nondeterministic not in ("volatile", "refuse"):
+            raise SynthError(f"nondeterministic must be 'volatile' or 'refuse', got {self.nondeterministic!r}")
 
 
 @dataclass

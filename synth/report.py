@@ -9,7 +9,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["TOOL_ERROR", "error_cause", "report_text", "tool_error_causes", "tool_error_lines", "write_plot"]
+__all__ = [
+    "TOOL_ERROR",
+    "error_cause",
+    "nondeterminism_lines",
+    "report_text",
+    "tool_error_causes",
+    "tool_error_lines",
+    "write_plot",
+]
 
 TOOL_ERROR = "call failed (tool_error)"
 """The rejection of a candidate chain whose call the server answered with an error."""
@@ -119,6 +127,39 @@ def tool_error_lines(stats: Mapping[str, Any], tools: int | None = None) -> list
     return lines
 
 
+def nondeterminism_lines(stats: Mapping[str, Any]) -> list[str]:
+    """What replaying every task twice found, and the spec lines that declare it (none on a deterministic server).
+
+    Args:
+        stats: A synthesis run's statistics (`SynthResult.stats`).
+
+    Returns:
+        A sentence naming the parts two replays differed in and what was done (judged as
+        volatile, or the tasks refused), then, when they were judged volatile, the ``[state]``
+        block to paste into the server's spec file.
+    """
+    found = stats.get("nondeterministic") or {}
+    volatile = found.get("volatile") or {}
+    refused = found.get("tasks_refused", 0)
+    server = stats.get("server", "?")
+    if volatile:
+        where = "; ".join(f"{group}: {', '.join(names)}" for group, names in volatile.items())
+        return [
+            f"{server}: two replays of the same calls reached different states in {found['tasks_marked']} "
+            f"task(s), in {where}; these are left out of every task's fingerprint (metadata.volatile). "
+            "Declare them in the server's spec file:",
+            "[state]",
+            *found.get("spec_lines", []),
+        ]
+    if refused:
+        return [
+            f"{server}: {refused} task(s) refused because two replays of the same calls reached different "
+            "states (the rejections say where); SynthConfig(nondeterministic='volatile') keeps them with those "
+            "parts left out"
+        ]
+    return []
+
+
 def _tool_rule_lines(stats: Mapping[str, Any]) -> list[str]:
     """The line naming the tools hidden from the agent and renamed for it (none without rules)."""
     hidden = stats.get("hidden_tools") or []
@@ -147,6 +188,7 @@ def report_text(stats: dict[str, Any]) -> str:
         *tool_error_lines(stats),
         f"calls repaired from the id an error message named: {stats['repaired_from_error_messages']}",
         f"instructions paraphrased by the LLM: {stats.get('paraphrased', 0)}",
+        *nondeterminism_lines(stats),
         f"time: {stats['seconds']['generate']}s generating, {stats['seconds']['replay']}s replay-verifying "
         f"({stats['replay_share']:.0%} of the run); {stats['verified_tasks_per_minute']} verified tasks/minute",
         "tool use:",

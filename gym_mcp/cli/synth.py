@@ -35,6 +35,13 @@ def register(sub: Any) -> None:
         help="hold out entities only, so every tool is in the train split (default: some whole tools are test-only)",
     )
     synth.add_argument(
+        "--nondeterministic",
+        choices=("volatile", "refuse"),
+        default="volatile",
+        help="when two replays of a task reach different states (minted ids, timestamps): leave those columns "
+        "out of the fingerprints and print the [state] lines for the spec (volatile, the default), or refuse the task",
+    )
+    synth.add_argument(
         "--dialogue",
         action="store_true",
         help="dialogue tasks for a simulated user: missing values, staged requests, changes of mind, confirmations",
@@ -65,6 +72,7 @@ def _synth(args: argparse.Namespace) -> int:
         data_seed=args.data_seed,
         max_chain=args.max_chain,
         heldout_tools=not args.no_heldout_tools,
+        nondeterministic=args.nondeterministic,
     )
     rules = _tool_rules(target) if isinstance(target, ServerSpec) else ""
     print(f"synthesizing {args.n} tasks for {target.name} (seed {args.seed}{rules})", file=sys.stderr, flush=True)

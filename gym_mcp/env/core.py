@@ -414,7 +414,10 @@ class EpisodeCore(ABC):
             calls=tuple(self.calls),
             messages=tuple(copy.deepcopy(self.messages)),
             final_answer=self.final_answer,
-            final_fingerprint=self._require_live().state.fingerprint(),
+            # parts a task's replay found minted (metadata["volatile"]) are judged as volatile
+            final_fingerprint=self._require_live().state.fingerprint_without(
+                self._episode_task().metadata.get("volatile")
+            ),
             terminated=ended[0] if terminated is None else terminated,
             truncated=ended[1] if truncated is None else truncated,
             user_turns=tuple(self.user_turns),

@@ -19,7 +19,7 @@ from gym_mcp.actions.schema import check_arguments, openai_tools
 from gym_mcp.env.config import EnvConfig, TaskOrder, TaskSource, coerce_tasks
 from gym_mcp.env.core import OVER, EpisodeCore, EpisodeSnapshot, reward_terms
 from gym_mcp.env.hooks import CallHook
-from gym_mcp.env.reference import reference_fingerprint
+from gym_mcp.env.reference import reference_state
 from gym_mcp.env.sync import SyncEnv
 from gym_mcp.env.tools import ToolView
 from gym_mcp.episode import RewardFn
@@ -276,10 +276,15 @@ class AsyncMCPEnv(EpisodeCore):
         if terminated or truncated:
             self._end(terminated, truncated)
             if self.task.expected_fingerprint is None and self.task.reference_calls:
-                fingerprint = await reference_fingerprint(
+                found = await reference_state(
                     self.task, self.source, self.pool, self.view.server_name, call_timeout=self.config.call_timeout
                 )
-                self.task = Task.from_dict({**self.task.to_dict(), "expected_fingerprint": fingerprint})
+                changes: dict[str, Any] = {"expected_fingerprint": found.fingerprint}
+                if found.volatile:  # two replays disagreed there: judged as volatile (warned once)
+                    found_here = {g: list(f) for g, f in found.volatile.items()}
+                    volatile = {**self.task.metadata.get("volatile", {}), **found_here}
+                    changes["metadata"] = {**self.task.metadata, "volatile": volatile}
+                self.task = Task.from_dict({**self.task.to_dict(), **changes})
             episode = self.episode()
             reward = float(self.reward_fn(episode))
             info["reward_terms"] = {**reward_terms(self.reward_fn, episode), "reward": reward}

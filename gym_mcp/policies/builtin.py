@@ -9,6 +9,7 @@ from typing import Any
 from gym_mcp.episode import shown_call
 from gym_mcp.policies.base import Policy
 from gym_mcp.tasks import Task
+from gym_mcp.tasks.flows import carried, decoded
 
 __all__ = ["NoopPolicy", "RandomPolicy", "ReferencePolicy", "ScriptedPolicy"]
 
@@ -22,6 +23,9 @@ class ReferencePolicy(Policy):
 
     With a simulated user (``info["user"]`` present) and a dialogue task, it plays the task's
     reference dialogue instead: its calls and its messages to the user, one per step.
+
+    A task's ``metadata["flows"]`` are followed: a value an earlier call minted on this run (a
+    new note's id) is passed to the later call that takes it, not the recorded one.
 
     In a multi-turn environment (``info["turn"]`` present) whose task has
     ``metadata["reference_turns"]`` (BFCL), it sends each turn's reference calls in one step
@@ -40,6 +44,9 @@ class ReferencePolicy(Policy):
         self._turns = [list(t) for t in turns] if turns is not None and "turn" in info else None
         self._turn, self._sent = -1, False
         self._last: Any = None
+        # values earlier calls mint on this run (metadata["flows"]); not yet in a reference dialogue
+        self._flows = task.metadata.get("flows", ()) if "user" not in info else ()
+        self._outputs: list[Any] = []
 
     def act(self, observation: str, info: Mapping[str, Any]) -> Any:
         """The next reference call (or turn of calls), or the reply."""
@@ -54,7 +61,11 @@ class ReferencePolicy(Policy):
         calls = info.get("calls") or ()  # the records of the step just taken
         if self._last is not None and calls and calls[-1].transient:
             return self._last  # a careful agent retries a call that failed transiently
+        if self._flows and isinstance(self._last, dict):
+            self._outputs.append(decoded(calls[-1].output) if calls else None)
         self._last = self._queue.pop(0) if self._queue else None
+        if self._flows and isinstance(self._last, dict):
+            self._last = carried(self._last, len(self._outputs), self._flows, self._outputs)
         if isinstance(self._last, dict) and info.get("perturbations"):
             self._last = shown_call(self._last, info["perturbations"])
         return self._last if self._last is not None else self._answer

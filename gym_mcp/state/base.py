@@ -13,6 +13,10 @@ never shows them.
   have equal fingerprints even if their wall-clock columns differ.
 - `diff(a, b)`: what changed between two snapshots, per table (rows added/removed/changed by
   primary key), per file, or per JSON path.
+- `differing(a, b)` / `loosened(fields)`: where two states that should be equal differ, at the
+  grain a backend declares volatile parts (table columns, JSON keys, file paths), and a detached
+  backend that also leaves those out of its fingerprints. Replay that proves determinism uses
+  them: two replays of the same calls that end in different states name what was minted.
 - `location` / `copy_to(dest)`: where a server should be pointed for this state, and a new
   backend of the same kind holding a private copy of it (one per parallel environment).
 
@@ -23,6 +27,7 @@ for environments that compose several servers).
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
@@ -32,7 +37,11 @@ from typing import Any
 
 from gym_mcp.errors import StateError
 
-__all__ = ["GroupDiff", "Snapshot", "StateBackend", "StateDiff", "same_path"]
+__all__ = ["Fields", "GroupDiff", "Snapshot", "StateBackend", "StateDiff", "same_path"]
+
+Fields = Mapping[str, tuple[str, ...]]
+"""Parts of a state by group, as `StateBackend.differing` names them: ``{table: (columns...)}``,
+``{"json": (keys...)}``, ``{"files": (paths...)}``; a composite's groups are ``"part.group"``."""
 
 
 @dataclass(frozen=True)
@@ -150,6 +159,82 @@ class StateBackend(ABC):
     def diff(self, a: Snapshot, b: Snapshot) -> StateDiff:
         """What changed from snapshot ``a`` to snapshot ``b``."""
 
+    def differing(self, a: Snapshot, b: Snapshot) -> dict[str, tuple[str, ...]]:
+        """Where two states differ, at the grain this backend declares volatile parts.
+
+        `diff` says which rows or paths changed; this says which *columns* (or keys, or files):
+        what to declare volatile so that the two states fingerprint alike. The base version names
+        whole groups with no fields (nothing a backend can leave out); backends that can be
+        loosened say more.
+
+        Args:
+            a: One state.
+            b: Another state that should have been equal to it.
+
+        Returns:
+            ``{group: sorted fields}`` (see `Fields`), empty when the fingerprints agree.
+        """
+        if self.fingerprint_of(a) == self.fingerprint_of(b):
+            return {}
+        return {group: () for group in self.diff(a, b).groups}
+
+    def loosened(self, fields: Mapping[str, Iterable[str]]) -> StateBackend:
+        """A detached backend of the same kind that also leaves ``fields`` out of fingerprints and diffs.
+
+        Only its `fingerprint_of` and `diff` are meant to be used: it shares no live state with
+        this one (a server never sees it), so judging with extra volatile parts touches nothing.
+
+        Args:
+            fields: Extra volatile parts, as `differing` names them.
+
+        Raises:
+            StateError: This backend cannot leave parts out.
+        """
+        raise StateError(f"a {type(self).__name__} state cannot leave parts out of its fingerprint")
+
+    def reconcile(self, a: Snapshot, b: Snapshot) -> tuple[dict[str, tuple[str, ...]], str | None]:
+        """Where two states that should be equal differ, and the fingerprint both have without those parts.
+
+        Args:
+            a: One state (e.g. after a first replay).
+            b: Another (after a second replay of the same calls from the same start).
+
+        Returns:
+            ``(fields, fingerprint)``: the `differing` fields (empty when the states agree) and
+            the fingerprint the two share once those are volatile too, or None when leaving them
+            out does not make the two agree (a minted file name, a group with no field to name).
+        """
+        fields = self.differing(a, b)
+        if not fields:
+            return {}, self.fingerprint_of(a)
+        if not all(fields.values()):
+            return fields, None
+        try:
+            loose = self.loosened(fields)
+        except StateError:
+            return fields, None
+        fa = loose.fingerprint_of(a)
+        return fields, fa if fa == loose.fingerprint_of(b) else None
+
+    def fingerprint_without(self, fields: Mapping[str, Iterable[str]] | None) -> str:
+        """The current state's fingerprint with ``fields`` also left out (`fingerprint` when there are none).
+
+        How an episode is judged when its task names parts that replay found minted
+        (``metadata["volatile"]``): the final state and the expected one hashed alike.
+        """
+        if not fields:
+            return self.fingerprint()
+        return self.loosened(fields).fingerprint_of(self.snapshot())
+
+    def spec_lines(self, fields: Mapping[str, Iterable[str]]) -> list[str]:
+        """The ``[state]`` lines of a spec file that declare these parts volatile, with those declared already.
+
+        ``volatile = { notes = ["created_at", "id"] }`` for SQLite, ``volatile_keys = [...]``
+        for JSON, ``ignore = [...]`` for a folder (see docs/spec-files.md); the base version
+        names the groups in a comment (nothing a spec can declare).
+        """
+        return [f"# {group}: {', '.join(f) or '(whole group)'}" for group, f in sorted(fields.items())]
+
     @property
     def location(self) -> Path:
         """The path a server should be pointed at for this state.
@@ -200,6 +285,16 @@ class StateBackend(ABC):
     def _check_kind(self, snapshot: Snapshot) -> None:
         if snapshot.kind != self.kind:
             raise StateError(f"cannot use a {snapshot.kind!r} snapshot with a {self.kind!r} state")
+
+
+def toml_key(name: str) -> str:
+    """A TOML key: bare when it can be, else quoted."""
+    return name if name and all(c.isalnum() or c in "_-" for c in name) else json.dumps(name)
+
+
+def toml_list(values: Iterable[str]) -> str:
+    """A TOML array of strings, e.g. ``["created_at", "id"]``."""
+    return "[" + ", ".join(json.dumps(v) for v in values) + "]"
 
 
 # --------------------------------------------------------------------------------------------

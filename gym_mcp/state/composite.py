@@ -151,6 +151,32 @@ class CompositeState(StateBackend):
                     groups[f"{name}.{group}"] = changes
         return StateDiff(groups)
 
+    def differing(self, a: Snapshot, b: Snapshot) -> dict[str, tuple[str, ...]]:
+        """Each part's differing fields, its groups renamed ``f"{name}.{group}"`` (as `diff` names them)."""
+        sa, sb = self._split(a), self._split(b)
+        out: dict[str, tuple[str, ...]] = {}
+        for name, part in self._parts.items():
+            for group, fields in part.differing(sa[name], sb[name]).items():
+                out[f"{name}.{group}"] = fields
+        return out
+
+    def loosened(self, fields: Mapping[str, Iterable[str]]) -> CompositeState:
+        """A composite of the parts loosened by their own groups of ``fields`` (``"part.group"``)."""
+        parts: dict[str, StateBackend] = {}
+        for name, part in self._parts.items():
+            mine = {g.split(".", 1)[1]: f for g, f in fields.items() if g.startswith(f"{name}.")}
+            parts[name] = part.loosened(mine) if mine else part
+        return CompositeState(parts)
+
+    def spec_lines(self, fields: Mapping[str, Iterable[str]]) -> list[str]:
+        """Each part's lines under a comment naming the part (each part has its own ``[state]``)."""
+        lines: list[str] = []
+        for name, part in self._parts.items():
+            mine = {g.split(".", 1)[1]: f for g, f in fields.items() if g.startswith(f"{name}.")}
+            if mine:
+                lines += [f"# part {name}", *part.spec_lines(mine)]
+        return lines
+
     @property
     def closed(self) -> bool:
         """True after `close`, or when any part is closed (the whole can no longer be restored)."""

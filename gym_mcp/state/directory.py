@@ -26,12 +26,12 @@ import fnmatch
 import hashlib
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
 from gym_mcp.errors import StateError
-from gym_mcp.state.base import GroupDiff, Snapshot, StateBackend, StateDiff
+from gym_mcp.state.base import GroupDiff, Snapshot, StateBackend, StateDiff, toml_list
 
 __all__ = ["DirectoryState"]
 
@@ -474,6 +474,31 @@ class DirectoryState(StateBackend):
         """Fingerprint of a snapshot without touching the directory."""
         self._check_kind(snapshot)
         return self._fingerprint_entries(_decode_tree(snapshot.data))
+
+    def differing(self, a: Snapshot, b: Snapshot) -> dict[str, tuple[str, ...]]:
+        """The paths that differ between two states that should be equal (group ``"files"``).
+
+        A file whose name was minted differs by name: ignoring it does not make a later run
+        match, and `loosened` with these paths then still fingerprints the two runs apart.
+
+        Returns:
+            ``{"files": sorted paths}``, empty when the fingerprints agree.
+        """
+        if self.fingerprint_of(a) == self.fingerprint_of(b):
+            return {}
+        group = self.diff(a, b)["files"]
+        return {"files": tuple(sorted({*group.added, *group.removed, *(p for p, _ in group.changed)}))}
+
+    def loosened(self, fields: Mapping[str, Iterable[str]]) -> DirectoryState:
+        """A directory state on the same root that also ignores ``fields["files"]`` (for `fingerprint_of`).
+
+        The paths are taken as glob patterns, as ``ignore`` is. Nothing under the root is touched.
+        """
+        return DirectoryState(self.root, ignore=(*self.ignore, *fields.get("files", ())))
+
+    def spec_lines(self, fields: Mapping[str, Iterable[str]]) -> list[str]:
+        """``ignore = [patterns]``: these paths and the patterns declared already."""
+        return [f"ignore = {toml_list([*self.ignore, *(p for p in fields.get('files', ()) if p not in self.ignore)])}"]
 
     def diff(self, a: Snapshot, b: Snapshot) -> StateDiff:
         """Files, folders and links added, removed and changed (content, mode, target or type), by path."""

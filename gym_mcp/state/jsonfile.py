@@ -5,12 +5,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from gym_mcp.errors import StateError
-from gym_mcp.state.base import GroupDiff, Snapshot, StateBackend, StateDiff, same_path
+from gym_mcp.state.base import GroupDiff, Snapshot, StateBackend, StateDiff, same_path, toml_list
 
 __all__ = ["JSONFileState"]
 
@@ -159,6 +159,47 @@ class JSONFileState(StateBackend):
         group = GroupDiff(tuple(added), tuple(removed), tuple(changed))
         return StateDiff({"json": group} if group else {})
 
+    def differing(self, a: Snapshot, b: Snapshot) -> dict[str, tuple[str, ...]]:
+        """The object keys whose values differ between two states that should be equal (group ``"json"``).
+
+        Volatile keys are names at any depth, so each key is compared as the multiset of the
+        values found under it anywhere (records are not matched: a minted ``"id"`` is how they
+        would be). A file that does not parse names no key (nothing to leave out).
+
+        Args:
+            a: One state.
+            b: Another state that should have been equal to it.
+
+        Returns:
+            ``{"json": sorted keys}``, or ``{"json": ()}`` when the difference has no key to
+            name; empty when the fingerprints agree.
+        """
+        if self.fingerprint_of(a) == self.fingerprint_of(b):
+            return {}
+        status_a, va = self._parse(a.data)
+        status_b, vb = self._parse(b.data)
+        if status_a != "json" or status_b != "json":
+            return {"json": ()}
+        by_key_a: dict[str, list[str]] = {}
+        by_key_b: dict[str, list[str]] = {}
+        _values_by_key(self._strip(va), by_key_a)
+        _values_by_key(self._strip(vb), by_key_b)
+        every = by_key_a.keys() | by_key_b.keys()
+        keys = {k for k in every if sorted(by_key_a.get(k, [])) != sorted(by_key_b.get(k, []))}
+        return {"json": tuple(sorted(keys))}
+
+    def loosened(self, fields: Mapping[str, Iterable[str]]) -> JSONFileState:
+        """A JSON state on the same path whose volatile keys are these plus ``fields["json"]``.
+
+        It never reads nor writes the file itself: use its `fingerprint_of` and `diff`.
+        """
+        extra = fields.get("json", ())
+        return JSONFileState(self.path, volatile_keys=self.volatile_keys | set(extra), lines=self.lines)
+
+    def spec_lines(self, fields: Mapping[str, Iterable[str]]) -> list[str]:
+        """``volatile_keys = [keys]``: these keys and those declared already."""
+        return [f"volatile_keys = {toml_list(sorted(self.volatile_keys | set(fields.get('json', ()))))}"]
+
     # -- helpers ---------------------------------------------------------------------------
 
     def _read(self) -> bytes:
@@ -259,6 +300,23 @@ class JSONFileState(StateBackend):
         for key, record in by_id_y.items():
             if key not in by_id_x:
                 added.append({"path": f"$[id={key}]", "value": self._strip(record)})
+
+
+def _values_by_key(value: Any, out: dict[str, list[str]]) -> None:
+    """Collect, for every object key at any depth, the canonical text of each scalar under it.
+
+    A key that holds an object or a list is not itself collected (its children are): ``"notes"``
+    is not volatile because one note's ``"id"`` is.
+    """
+    if isinstance(value, dict):
+        for key, child in value.items():
+            if isinstance(child, dict | list):
+                _values_by_key(child, out)
+            else:
+                out.setdefault(key, []).append(_canonical(child))
+    elif isinstance(value, list):
+        for child in value:
+            _values_by_key(child, out)
 
 
 def _keyed_by_id(records: Any) -> bool:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from gym_mcp.errors import StateError
-from gym_mcp.state.base import GroupDiff, Snapshot, StateBackend, StateDiff, same_path
+from gym_mcp.state.base import GroupDiff, Snapshot, StateBackend, StateDiff, same_path, toml_key, toml_list
 
 __all__ = ["SQLiteState"]
 
@@ -218,6 +218,59 @@ class SQLiteState(StateBackend):
                     groups[table] = group
             return StateDiff(groups)
 
+    def differing(self, a: Snapshot, b: Snapshot) -> dict[str, tuple[str, ...]]:
+        """The columns, by table, whose values differ between two states that should be equal.
+
+        Rows are not matched by primary key here: a minted id *is* the primary key, so `diff`
+        would call the same note one row removed and one added. Each column is compared as the
+        multiset of its values instead; a column whose values differ (an id, a timestamp, a
+        foreign key to a minted id) is named, volatile columns aside. A table on one side only
+        is named with all its columns.
+
+        Args:
+            a: One state.
+            b: Another state that should have been equal to it.
+
+        Returns:
+            ``{table: sorted columns}``, empty when the fingerprints agree.
+        """
+        if self.fingerprint_of(a) == self.fingerprint_of(b):
+            return {}
+        out: dict[str, tuple[str, ...]] = {}
+        with self._opened(a) as ca, self._opened(b) as cb:
+            ta, tb = set(self._tables(ca)), set(self._tables(cb))
+            for table in sorted(ta | tb):
+                vol = self.volatile.get(table, frozenset())
+                if table not in ta or table not in tb:
+                    cols, _ = self._columns(ca if table in ta else cb, table)
+                    out[table] = tuple(sorted(c for c in cols if c not in vol))
+                    continue
+                cols_a, _ = self._columns(ca, table)
+                cols_b, _ = self._columns(cb, table)
+                named = set(cols_a) ^ set(cols_b)  # a column on one side only
+                for col in sorted(set(cols_a) & set(cols_b)):
+                    if col not in vol and _column_values(ca, table, col) != _column_values(cb, table, col):
+                        named.add(col)
+                named -= vol
+                if named:
+                    out[table] = tuple(sorted(named))
+        return out
+
+    def loosened(self, fields: Mapping[str, Iterable[str]]) -> SQLiteState:
+        """An in-memory SQLite state whose volatile columns are these plus ``fields`` (for `fingerprint_of`)."""
+        volatile = {t: set(c) for t, c in self.volatile.items()}
+        for table, cols in fields.items():
+            volatile.setdefault(table, set()).update(cols)
+        return SQLiteState(None, volatile=volatile)
+
+    def spec_lines(self, fields: Mapping[str, Iterable[str]]) -> list[str]:
+        """``volatile = { table = [columns] }``: these columns and those declared already."""
+        merged = {t: set(c) for t, c in self.volatile.items()}
+        for table, cols in fields.items():
+            merged.setdefault(table, set()).update(cols)
+        body = ", ".join(f"{toml_key(t)} = {toml_list(sorted(c))}" for t, c in sorted(merged.items()) if c)
+        return [f"volatile = {{ {body} }}"]
+
     def row_counts(self) -> dict[str, int]:
         """Number of rows per table (handy for reports and tests)."""
         with self._lock:
@@ -303,6 +356,11 @@ class SQLiteState(StateBackend):
             key = tuple(row[c] for c in pk) if pk else tuple(values)
             out[key] = row
         return out
+
+
+def _column_values(conn: sqlite3.Connection, table: str, column: str) -> list[str]:
+    """A column's values as a sorted multiset (their reprs)."""
+    return sorted(repr(r[0]) for r in conn.execute(f"SELECT {_quote(column)} FROM {_quote(table)}"))
 
 
 def _without(row: Mapping[str, Any], drop: frozenset[str]) -> dict[str, Any]:

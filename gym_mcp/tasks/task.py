@@ -21,6 +21,7 @@ from pydantic_core import ErrorDetails
 from gym_mcp.errors import TaskError
 from gym_mcp.specs.textfile import NotUTF8, decode_utf8, loads_json, split_lines
 from gym_mcp.tasks.dialogue import Slot, Stage, UserScenario, noun
+from gym_mcp.tasks.flows import check_flows
 
 __all__ = ["SPLITS", "Task", "load_tasks", "save_tasks"]
 
@@ -107,6 +108,17 @@ def _check_metadata(metadata: Mapping[str, Any]) -> None:
                 problem = _check_call(f"metadata.reference_turns[{i}][{j}]", call)
                 if problem:
                     raise ValueError(problem)
+    if "flows" in metadata:
+        problem = check_flows(metadata["flows"])
+        if problem:
+            raise ValueError(problem)
+    if "volatile" in metadata:
+        volatile = metadata["volatile"]
+        if not isinstance(volatile, Mapping) or not all(
+            isinstance(group, str) and isinstance(fields, list | tuple) and all(isinstance(f, str) for f in fields)
+            for group, fields in volatile.items()
+        ):
+            raise ValueError(f"metadata.volatile must map state groups to lists of fields, got {_shown(volatile)}")
     entry = metadata.get("bfcl_entry")
     if entry is not None and not isinstance(entry, str):
         raise ValueError(f"metadata.bfcl_entry must be a string, got {_shown(entry)}")
@@ -152,7 +164,11 @@ class Task(BaseModel):
         variant: ``"complete"``, ``"missing_param"``, ``"irrelevant"``, ``"distractors"``, ...
         metadata: Anything else. The keys gym-mcp reads are checked: ``missing`` (``{"call",
             "param"}``, of a ``missing_param`` task), ``distractor_tools`` (OpenAI tool schemas),
-            ``reference_turns`` (lists of calls) and ``bfcl_entry`` (a string).
+            ``reference_turns`` (lists of calls), ``bfcl_entry`` (a string), ``flows`` (values
+            that flow from one reference call's output into a later call, see
+            `gym_mcp.tasks.flows`) and ``volatile`` (``{state group: [fields]}`` judged as
+            volatile for this task besides the server's own, e.g. ``{"notes": ["id"]}``: what
+            replay found minted).
         user: The simulated user of a dialogue task (`UserScenario`), or None.
     """
 
@@ -221,6 +237,11 @@ class Task(BaseModel):
                 call = f"reference call {index} ({calls[index]['name']})"
                 raise ValueError(f"{where}.param is {param!r}, but {call} has no such argument")
 
+        flows = self.metadata.get("flows")
+        if flows is not None:
+            problem = check_flows(flows, len(calls))
+            if problem:
+                raise ValueError(problem)
         missing = self.metadata.get("missing")
         if isinstance(missing, Mapping):
             if self.variant != "missing_param":
