@@ -34,6 +34,7 @@ gets the same `Inferred` records and may replace kinds and templates (see issue 
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -142,6 +143,7 @@ _TEXT_SAMPLES = (
 )
 # Names a user could give to something new (a file, a folder, a record).
 _NEW_NAMES = ("archive", "drafts", "reports", "backup", "ideas")
+_NEW_TITLES = ("Project Hermes", "Dana Whitfield", "Quarterly review", "Oak Street office", "Blue team")
 _NEW_FILES = ("notes.txt", "summary.md", "plan.txt", "ideas.md", "agenda.txt")
 # Parameters that name where something goes (a move's destination, a rename's new name).
 _NEW_PARAMS = frozenset({"destination", "new_name", "new_path", "target_path", "dest", "new_title"})
@@ -368,18 +370,28 @@ def infer_spec(tool: Tool, pools: EntityPools, *, part: str = "", name: str | No
         prop = prop if isinstance(prop, Mapping) else {}
         needed = param in required
         types = _types(prop)
+        if ("array" in types and "object" in _item_types(prop)) or "object" in types:
+            # objects (a knowledge graph's entities): whole values built from the state and stock
+            # text, a list of one object where a list is taken
+            listed = "array" in types
+            items = prop.get("items") if listed else prop
+            made = _objects(items if isinstance(items, Mapping) else {}, tool_words, creates, pools, tool.name + param)
+            if not made:
+                if needed:
+                    kind_of = "a list of objects" if listed else "an object"
+                    reason = reason or f"parameter {param!r} takes {kind_of} whose fields have no values"
+                continue
+            samples[param] = tuple([m] for m in made) if listed else tuple(made)
+            usable.add(param)
+            continue
         if "array" in types:
             inner = _item_types(prop)
-            if not inner or inner & {"object", "array"}:
+            if not inner or "array" in inner:
                 if needed:
-                    reason = reason or f"parameter {param!r} takes a list of objects"
+                    reason = reason or f"parameter {param!r} takes a list of lists"
                 continue
             lists.append(param)
             types = inner
-        if "object" in types:
-            if needed:
-                reason = reason or f"parameter {param!r} takes an object"
-            continue
         if _is_code(param, prop, tool):
             if needed:
                 reason = reason or f"parameter {param!r} takes code or a query language"
@@ -400,6 +412,9 @@ def infer_spec(tool: Tool, pools: EntityPools, *, part: str = "", name: str | No
                 pool_of[param] = pool
         elif "string" in types and (last in _TEXT_WORDS or _singular(last) in _TEXT_WORDS):
             samples[param] = _TEXT_SAMPLES
+            texts.add(param)
+        elif "string" in types and kind == "read" and (found := _search_samples(param, pools)):
+            samples[param] = found  # a search: words and file patterns the state really holds
             texts.add(param)
         elif types & {"integer", "number", "boolean"}:
             pass  # the filler draws a small number or a yes/no
@@ -422,6 +437,81 @@ def infer_spec(tool: Tool, pools: EntityPools, *, part: str = "", name: str | No
         inferred=True,
     )
     return Inferred(spec, reason)
+
+
+def _field_values(
+    field: str, schema: Mapping[str, Any], types: set[str], tool_words: Sequence[str], creates: bool, pools: EntityPools
+) -> list[Any]:
+    """Candidate values for one field of an object parameter (empty: none)."""
+    enum = schema.get("enum")
+    if isinstance(enum, list) and enum:
+        return list(enum)
+    last = _snake(field).split("_")[-1]
+    # a field that names the new thing itself ("name" of an entity to create); "entityName"
+    # points at an existing one
+    if "string" in types and creates and _snake(field) in ("name", "title", "path", "file", "filename"):
+        return list(_NEW_FILES if _FILE_WORDS & set(tool_words) else _NEW_TITLES)
+    pool = _pool_for(field, tool_words, types, pools)
+    if pool is not None:
+        return sorted((v for v in pools.columns[pool] if _fits(v, types)), key=str)[:50]
+    if "string" in types and (last in _TEXT_WORDS or _singular(last) in _TEXT_WORDS):
+        return list(_TEXT_SAMPLES)
+    if types & {"integer", "number"}:
+        return [1, 2, 3]
+    return []
+
+
+def _objects(
+    schema: Mapping[str, Any], tool_words: Sequence[str], creates: bool, pools: EntityPools, seed: str
+) -> list[dict[str, Any]]:
+    """A few whole objects for an object parameter: each required field from its own values.
+
+    Drawn once, with a generator seeded by the tool and parameter, so a rerun gives the same.
+    """
+    props = schema.get("properties") or {}
+    required = list(schema.get("required") or props)
+    choices: dict[str, tuple[list[Any], bool]] = {}
+    for field in required:
+        fs = props.get(field) if isinstance(props.get(field), Mapping) else {}
+        types = _types(fs)
+        listed = "array" in types
+        if listed:
+            types = _item_types(fs)
+            fs = fs.get("items") or {}
+        if not types or types & {"object", "array"}:
+            return []
+        values = _field_values(field, fs, types, tool_words, creates, pools)
+        if not values:
+            return []
+        choices[field] = (values, listed)
+    if not choices:
+        return []
+    rng = random.Random(seed)
+    made: dict[str, dict[str, Any]] = {}
+    for _ in range(64):
+        obj = {}
+        for field, (values, listed) in choices.items():
+            value = rng.choice(values)
+            obj[field] = [value] if listed else value
+        made.setdefault(json.dumps(obj, sort_keys=True), obj)
+    return list(made.values())[:16]
+
+
+def _search_samples(param: str, pools: EntityPools) -> tuple[str, ...]:
+    """Search terms for a read tool's query or pattern: words and file patterns from the state."""
+    snake = _snake(param)
+    if snake in ("pattern", "glob", "file_pattern"):
+        suffixes = sorted({Path(str(v)).suffix for v in pools.columns.get("file", {}) if Path(str(v)).suffix})
+        return tuple(f"*{s}" for s in suffixes[:5])
+    if snake not in ("query", "q", "search", "keyword", "keywords", "term", "search_term", "text"):
+        return ()
+    found: set[str] = set()
+    for column in ("name", "title", "subject"):
+        for value in pools.columns.get(column, {}):
+            first = str(value).split()[0] if str(value).split() else ""
+            if len(first) >= 3 and first.isalpha():
+                found.add(first)
+    return tuple(sorted(found)[:8])
 
 
 def infer_specs(
