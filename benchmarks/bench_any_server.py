@@ -12,7 +12,9 @@ skipped):
 
 - ``npm-filesystem``: ``@modelcontextprotocol/server-filesystem`` over a small folder;
 - ``npm-memory``: ``@modelcontextprotocol/server-memory``, a knowledge graph in a JSON-lines
-  file (``MEMORY_FILE_PATH``).
+  file (``MEMORY_FILE_PATH``);
+- ``pypi-git``: PyPI's ``mcp-server-git`` over a small repository (commit dates fixed by the
+  spec's environment; the index and reflogs left out of fingerprints).
 
 Run: .venv/bin/python benchmarks/bench_any_server.py [--n 100] [--servers npm-memory ...]
 """
@@ -93,9 +95,61 @@ def memory_spec(folder: Path) -> Path:
     return spec
 
 
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Agent",
+    "GIT_AUTHOR_EMAIL": "agent@example.com",
+    "GIT_COMMITTER_NAME": "Agent",
+    "GIT_COMMITTER_EMAIL": "agent@example.com",
+    "GIT_AUTHOR_DATE": "2026-01-02T00:00:00",
+    "GIT_COMMITTER_DATE": "2026-01-02T00:00:00",
+}
+
+
+def git_spec(folder: Path) -> Path:
+    """PyPI's mcp-server-git over a repository with one commit, untracked and modified files."""
+    import os
+    import subprocess
+
+    repo = folder / "repo"
+    repo.mkdir()
+    env = {
+        **os.environ,
+        **GIT_ENV,
+        "GIT_AUTHOR_DATE": "2026-01-01T00:00:00",
+        "GIT_COMMITTER_DATE": "2026-01-01T00:00:00",
+    }
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+
+    git("init", "-q", "-b", "main")
+    (repo / "app.py").write_text("print('hello')\n")
+    (repo / "README.md").write_text("# app\n")
+    git("add", "app.py", "README.md")
+    git("commit", "-q", "-m", "initial commit")
+    for name in ("notes.md", "todo.txt", "setup.cfg", "cli.py", "docs.md", "CHANGES.md"):  # untracked
+        (repo / name).write_text(f"{name}\n")
+    (repo / "app.py").write_text("print('hello, world')\n")  # modified
+    (repo / "README.md").write_text("# app\n\nA small app.\n")
+    spec = folder / "git.json"
+    spec.write_text(
+        json.dumps(
+            {
+                "name": "pypi-git",
+                "command": [sys.executable, "-m", "mcp_server_git", "--repository", "{state}"],
+                "cwd": "{state}",
+                "env": GIT_ENV,
+                "state": {"kind": "directory", "path": "repo", "ignore": [".git/index", ".git/logs/*"]},
+            }
+        )
+    )
+    return spec
+
+
 SERVERS: dict[str, tuple[str, Callable[[Path], Path]]] = {
     "npm-filesystem": ("mcp-server-filesystem", filesystem_spec),
     "npm-memory": ("mcp-server-memory", memory_spec),
+    "pypi-git": ("", git_spec),
 }
 
 
@@ -127,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     result: dict[str, Any] = {"n": n, "seed": args.seed, "servers": {}, "gym_mcp": gym_mcp.__version__}
     for name in args.servers or list(SERVERS):
         binary, make_spec = SERVERS[name]
-        if not (BIN / binary).exists():
+        if binary and not (BIN / binary).exists():
             print(f"{name}: skipped, {binary} is not installed (run `npm install`)", file=sys.stderr)
             continue
         with tempfile.TemporaryDirectory() as tmp:

@@ -106,6 +106,11 @@ WRITE_VERBS = frozenset(
         "drop",
         "reset",
         "send",
+        "commit",
+        "checkout",
+        "merge",
+        "push",
+        "pull",
     ]
 )
 # How a verb reads at the start of a request.
@@ -147,6 +152,8 @@ _NEW_TITLES = ("Project Hermes", "Dana Whitfield", "Quarterly review", "Oak Stre
 _NEW_FILES = ("notes.txt", "summary.md", "plan.txt", "ideas.md", "agenda.txt")
 # Parameters that name where something goes (a move's destination, a rename's new name).
 _NEW_PARAMS = frozenset({"destination", "new_name", "new_path", "target_path", "dest", "new_title"})
+# Parameters that name the repository or workspace a server over a folder acts in.
+_REPO_PARAMS = frozenset({"repo_path", "repository_path", "repo", "repository", "workspace_path", "project_path"})
 # Words of a tool name that start a qualifier: "list_directory_with_sizes" -> "... {path} with sizes".
 _PREPOSITIONS = frozenset({"with", "by", "for", "from", "in", "of", "on", "to", "into", "as"})
 # Words that point at a path parameter's kind of entity.
@@ -171,6 +178,14 @@ def words(name: str) -> list[str]:
     """A name's words in lower case: ``read_text_file`` and ``readTextFile`` -> read, text, file."""
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
     return [w.lower() for w in re.split(r"[^A-Za-z0-9]+", spaced) if w]
+
+
+def _name_words(name: str) -> list[str]:
+    """A tool name's words without a namespace before its verb: ``git_create_branch`` -> create, branch."""
+    parts = words(name)
+    if len(parts) > 1 and parts[0] not in READ_VERBS | WRITE_VERBS and parts[1] in READ_VERBS | WRITE_VERBS:
+        return parts[1:]
+    return parts
 
 
 def _snake(name: str) -> str:
@@ -199,7 +214,7 @@ def tool_kind(tool: Tool) -> tuple[str, str]:
             return "read", "readOnlyHint"
         if notes.read_only_hint is False or notes.destructive_hint is True:
             return "write", "annotations"
-    verb = (words(tool.name) or [""])[0]
+    verb = (_name_words(tool.name) or [""])[0]
     if verb in READ_VERBS:
         return "read", f"verb {verb!r}"
     if verb in WRITE_VERBS:
@@ -267,6 +282,11 @@ def _id_noun(param: str) -> list[str]:
     return parts or words(param)[:-1]
 
 
+def _first_new(required: Sequence[str]) -> str | None:
+    """The required parameter that names what a create tool makes (a repository path is not it)."""
+    return next((p for p in required if _names_new(p) and _snake(p) not in _REPO_PARAMS), None)
+
+
 def _names_new(param: str) -> bool:
     """Whether a create tool's parameter names the new thing (a path, a name, a title)."""
     snake = _snake(param)
@@ -287,6 +307,8 @@ def _phrase(param: str, schema: Mapping[str, Any], text: bool) -> str:
     """How one parameter reads after the object: ``with the content '{content}'``."""
     noun = " ".join(w for w in words(param) if w not in ("id",)) or param
     slot = f"'{{{param}}}'" if text else f"{{{param}}}"
+    if _snake(param) in _REPO_PARAMS:
+        return f"in the repository at {slot}"
     if _snake(param) in _NEW_PARAMS | {"to", "target"}:
         return f"to {slot}"
     if "enum" in schema or _types(schema) & {"integer", "number", "boolean"}:
@@ -304,7 +326,7 @@ def _intent(
     usable: set[str],
 ) -> str:
     """The request template: verb, object, the first required parameter, then the others."""
-    name_words = words(tool.name)
+    name_words = _name_words(tool.name)
     known = verb in READ_VERBS | WRITE_VERBS
     obj_words = name_words[1:] if known else name_words
     # no verb we know: a read shows its object ("directory_tree" -> "Show the directory tree")
@@ -320,7 +342,8 @@ def _intent(
     # to contact {contact_id}", "List the notes of contact {contact_id}".
     obj_nouns = {_singular(w) for w in obj_words[:cut]}
     owners = [p for p in req if _is_id(p) and not {_singular(w) for w in _id_noun(p)} <= obj_nouns]
-    own = [p for p in req if p not in owners]
+    repos = [p for p in req if _snake(p) in _REPO_PARAMS]  # said last: "... in the repository at ."
+    own = [p for p in req if p not in owners and p not in repos]
     parts: list[str] = [head]
     if own:
         first = own[0]
@@ -335,6 +358,8 @@ def _intent(
     )
     for param in owners:
         parts.append(f"{linker} {' '.join(_id_noun(param))} {{{param}}}")
+    for param in repos:
+        parts.append(_phrase(param, properties[param], False))
     text = " ".join(parts)
     for param in opt:
         text += f"[ {_phrase(param, properties[param], param in texts)}]"
@@ -357,7 +382,7 @@ def infer_spec(tool: Tool, pools: EntityPools, *, part: str = "", name: str | No
     properties: dict[str, Any] = dict(schema.get("properties") or {})
     required = tuple(schema.get("required") or ())
     kind, _why = tool_kind(tool)
-    tool_words = words(tool.name)
+    tool_words = _name_words(tool.name)
     verb = tool_words[0] if tool_words else ""
     creates = verb in ("create", "make", "new", "add", "write", "save", "insert", "put", "post", "store")
     samples: dict[str, tuple[Any, ...]] = {}
@@ -400,7 +425,11 @@ def infer_spec(tool: Tool, pools: EntityPools, *, part: str = "", name: str | No
         last = _snake(param).split("_")[-1]
         if isinstance(enum, list) and enum:
             samples[param] = tuple(enum)
-        elif "string" in types and creates and needed and param == required[0] and _names_new(param):
+        elif "string" in types and _snake(param) in _REPO_PARAMS:
+            # the server's own folder (its working directory is the state); "./", not ".", which
+            # a sentence's full stop would swallow
+            samples[param] = ("./",)
+        elif "string" in types and creates and needed and param == _first_new(required):
             # the thing a create/write tool makes: a new name, not an existing one
             is_file = bool(_FILE_WORDS & set(tool_words)) or "file" in _snake(param)
             samples[param] = _NEW_FILES if is_file else _NEW_NAMES
@@ -472,12 +501,14 @@ def _objects(
     required = list(schema.get("required") or props)
     choices: dict[str, tuple[list[Any], bool]] = {}
     for field in required:
-        fs = props.get(field) if isinstance(props.get(field), Mapping) else {}
+        found = props.get(field)
+        fs: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
         types = _types(fs)
         listed = "array" in types
         if listed:
             types = _item_types(fs)
-            fs = fs.get("items") or {}
+            items = fs.get("items")
+            fs = items if isinstance(items, Mapping) else {}
         if not types or types & {"object", "array"}:
             return []
         values = _field_values(field, fs, types, tool_words, creates, pools)
