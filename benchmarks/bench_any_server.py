@@ -16,7 +16,11 @@ skipped):
 - ``pypi-git``: PyPI's ``mcp-server-git`` over a small repository (commit dates fixed by the
   spec's environment; the index and reflogs left out of fingerprints).
 
+``--bundled NAME ...`` measures bundled servers instead, each with its own metadata and then
+with it stripped (what inference alone achieves against the kit's hand-written intents).
+
 Run: .venv/bin/python benchmarks/bench_any_server.py [--n 100] [--servers npm-memory ...]
+     .venv/bin/python benchmarks/bench_any_server.py --bundled banking crm --n 50
 """
 
 from __future__ import annotations
@@ -153,6 +157,73 @@ SERVERS: dict[str, tuple[str, Callable[[Path], Path]]] = {
 }
 
 
+def stripped(server: str, config: SynthConfig) -> Any:
+    """Synthesize for a bundled server as if its tools had no ``gym_mcp/*`` metadata (inference alone)."""
+    from unittest import mock
+
+    from gym_mcp.synth import pipeline
+
+    real = pipeline.tool_specs
+
+    def bare(tools: Any, parts: Any = ()) -> Any:
+        tools = [t.model_copy(update={"meta": None}) for t in tools]
+        return real(tools, parts=parts)
+
+    original = pipeline.infer_specs
+
+    def infer(tools: Any, specs: Any, pools: Any) -> Any:
+        return original([t.model_copy(update={"meta": None}) for t in tools], specs, pools)
+
+    # the benchmark's own patch: the pipeline reads metadata in two places, both see none
+    with mock.patch.object(pipeline, "tool_specs", bare), mock.patch.object(pipeline, "infer_specs", infer):
+        return synthesize(server, config)
+
+
+def bundled_rows(servers: list[str], n: int, seed: int) -> tuple[list[list[Any]], dict[str, Any]]:
+    """Each bundled server with its metadata, then stripped: kept, replay 1.0, tools used."""
+    rows: list[list[Any]] = []
+    out: dict[str, Any] = {}
+    for server in servers:
+        cells: list[Any] = [server]
+        for label, run in (("kit", synthesize), ("inferred", stripped)):
+            with tempfile.TemporaryDirectory() as tmp:
+                t0 = time.perf_counter()
+                try:
+                    synth = run(server, SynthConfig(n=n, seed=seed, heldout_tools=False))
+                except GymMCPError as exc:
+                    cells += ["0", "-", "-"]
+                    out[f"{server}/{label}"] = {"error": str(exc)[:300]}
+                    continue
+                wall = time.perf_counter() - t0
+                path = Path(tmp) / "tasks.jsonl"
+                write_outputs(synth, path)
+                tasks = load_tasks(path)
+                env = gym.make(gym_mcp.env_id(server), tasks=str(path), max_steps=50)
+                ok = 0
+                try:
+                    for task in tasks:
+                        env.reset(options={"task_id": task.id})
+                        for call in task.reference_calls:
+                            env.step(dict(call))
+                        ok += env.step("Done.")[1] == 1.0
+                finally:
+                    env.close()
+                s = synth.stats
+                cells += [len(tasks), f"{ok}/{len(tasks)}", f"{len(s['tools_used'])}/{s['tools_total']}"]
+                out[f"{server}/{label}"] = {
+                    "kept": len(tasks),
+                    "reward_1": ok,
+                    "tools_used": len(s["tools_used"]),
+                    "tools_total": s["tools_total"],
+                    "skipped_tools": s.get("skipped_tools", {}),
+                    "tasks_per_minute": round(len(tasks) / wall * 60, 1),
+                    "examples": [t.instruction for t in synth.tasks[:3]],
+                }
+        rows.append(cells)
+        print(f"{server}: done", file=sys.stderr, flush=True)
+    return rows, out
+
+
 def independent_check(spec: Path, path: Path) -> tuple[int, int]:
     """Replay every task through gym.make with its reference calls; count rewards of 1.0."""
     tasks = load_tasks(path)
@@ -175,8 +246,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=None, help="tasks asked per server (default 100; 30 with --quick)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--servers", nargs="+", default=None, metavar="NAME", help=f"of: {', '.join(SERVERS)}")
+    parser.add_argument(
+        "--bundled",
+        nargs="+",
+        default=None,
+        metavar="NAME",
+        help="instead: bundled servers with their own metadata and then with it stripped (inference alone)",
+    )
     args = parser.parse_args(argv)
     n = args.n or (30 if args.quick else 100)
+    if args.bundled:
+        rows, data = bundled_rows(args.bundled, n, args.seed)
+        print(
+            table(
+                ["server", "kit: kept", "kit: reward 1.0", "kit: tools", "inferred: kept", "reward 1.0", "tools"],
+                rows,
+                title=f"bench_any_server --bundled: {n} tasks asked, seed {args.seed}, metadata kept / stripped",
+            )
+        )
+        print(f"wrote {write_result(args.out, 'any_server_bundled', {'n': n, 'servers': data})}")
+        return 0
     rows = []
     result: dict[str, Any] = {"n": n, "seed": args.seed, "servers": {}, "gym_mcp": gym_mcp.__version__}
     for name in args.servers or list(SERVERS):

@@ -111,6 +111,41 @@ WRITE_VERBS = frozenset(
         "merge",
         "push",
         "pull",
+        "freeze",
+        "unfreeze",
+        "lock",
+        "unlock",
+        "pay",
+        "transfer",
+        "deposit",
+        "withdraw",
+        "reply",
+        "forward",
+        "book",
+        "schedule",
+        "invite",
+        "approve",
+        "reject",
+        "submit",
+        "publish",
+        "enable",
+        "disable",
+        "start",
+        "stop",
+        "release",
+        "report",
+        "apply",
+        "refund",
+        "redeem",
+        "rate",
+        "follow",
+        "unfollow",
+        "like",
+        "upload",
+        "respond",
+        "place",
+        "reserve",
+        "order",
     ]
 )
 # How a verb reads at the start of a request.
@@ -255,6 +290,9 @@ def _pool_for(param: str, tool_words: Sequence[str], types: set[str], pools: Ent
     snake = _snake(param)
     parts = snake.split("_")
     options = [param, snake, _singular(snake), "_".join([*parts[:-1], _singular(parts[-1])])]
+    column = pools.column_for(snake)  # the kit's own reading: from_account_id -> account_id
+    if column is not None:
+        options.insert(2, column)
     if len(parts) > 1:
         options += [_singular(parts[-1]), parts[-1]]
     if snake in ("path", "paths", "source", "destination", "file", "filename", "file_path"):
@@ -309,7 +347,7 @@ def _phrase(param: str, schema: Mapping[str, Any], text: bool) -> str:
     slot = f"'{{{param}}}'" if text else f"{{{param}}}"
     if _snake(param) in _REPO_PARAMS:
         return f"in the repository at {slot}"
-    if _snake(param) in _NEW_PARAMS | {"to", "target"}:
+    if _snake(param) in _NEW_PARAMS | {"to", "target"} and not _types(schema) & {"integer", "number"}:
         return f"to {slot}"
     if "enum" in schema or _types(schema) & {"integer", "number", "boolean"}:
         return f"with {noun} {slot}"
@@ -348,6 +386,10 @@ def _intent(
     if own:
         first = own[0]
         slot = f"'{{{first}}}'" if first in texts else f"{{{first}}}"
+        if _is_id(first) and obj:
+            # "Freeze account {account_id}", as the kit says it: a reference to an earlier
+            # result then reads "Freeze that account", not "the that account"
+            parts[0] = f"{said} {obj}"
         parts.append(slot)
     if qualifier:  # after the object's own value: "List the directory docs with sizes"
         parts.append(qualifier)
@@ -432,7 +474,8 @@ def infer_spec(tool: Tool, pools: EntityPools, *, part: str = "", name: str | No
         elif "string" in types and creates and needed and param == _first_new(required):
             # the thing a create/write tool makes: a new name, not an existing one
             is_file = bool(_FILE_WORDS & set(tool_words)) or "file" in _snake(param)
-            samples[param] = _NEW_FILES if is_file else _NEW_NAMES
+            is_dir = bool(_DIR_WORDS & set(tool_words))
+            samples[param] = _NEW_FILES if is_file else _NEW_NAMES if is_dir else _NEW_TITLES
         elif "string" in types and _snake(param) in _NEW_PARAMS:
             # where something goes: a new name (an existing one is usually refused)
             samples[param] = _NEW_FILES if _FILE_WORDS & set(tool_words) else _NEW_NAMES

@@ -63,7 +63,7 @@ def test_intent_from_verb_object_and_parameters() -> None:
     listed = infer_spec(tool("list_notes", {"contact_id": {"type": "string"}}, ["contact_id"]), POOLS).spec
     assert listed.intent == "List the notes of contact {contact_id}"
     shown = infer_spec(tool("get_contact", {"contact_id": {"type": "string"}}, ["contact_id"]), POOLS).spec
-    assert shown.intent == "Show the contact {contact_id}"
+    assert shown.intent == "Show contact {contact_id}"  # as the kit says "Unlock card {card_id}"
 
 
 def test_optional_parameters_are_bracketed_and_enums_are_samples() -> None:
@@ -235,3 +235,15 @@ def test_spec_file_hints_parse_into_the_spec() -> None:
     spec = parse_spec({"name": "x", "command": ["srv"], "tools": {"hints": {"add_note": hint}}}, base=Path("."))
     assert spec.tool_hints == {"add_note": hint}
     assert spec.to_dict()["tools"]["hints"] == {"add_note": hint}
+
+
+def test_tools_with_kit_metadata_are_taken_at_their_word() -> None:
+    from gym_mcp.servers import get_kit
+    from gym_mcp.synth.graph import kit_tools, tool_specs
+    from gym_mcp.synth.infer import infer_specs
+
+    tools = kit_tools(get_kit("banking"))
+    served = tool_specs(tools)
+    specs, skipped = infer_specs(tools, served, POOLS)
+    assert specs == served and skipped == {}
+    assert not any(s.inferred for s in specs)
