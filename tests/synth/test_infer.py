@@ -3,6 +3,7 @@ spec hints over it, and the npm filesystem server synthesized from a spec withou
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -247,3 +248,39 @@ def test_tools_with_kit_metadata_are_taken_at_their_word() -> None:
     specs, skipped = infer_specs(tools, served, POOLS)
     assert specs == served and skipped == {}
     assert not any(s.inferred for s in specs)
+
+
+def test_npm_memory_server_without_hints_gives_verified_tasks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The knowledge-graph server: a JSON-lines state, object parameters built from its records."""
+    memory_bin = ROOT / "node_modules" / ".bin" / "mcp-server-memory"
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed, so the npm memory MCP server cannot be installed")
+    if not memory_bin.exists():
+        pytest.fail("npm is installed but @modelcontextprotocol/server-memory is not: run `npm install` (README)")
+    monkeypatch.setenv("GYM_MCP_HOME", str(tmp_path / "home"))
+    lines = [
+        {"type": "entity", "name": name, "entityType": kind, "observations": [note]}
+        for name, kind, note in [
+            ("Alice Moreau", "person", "likes tea"),
+            ("Bob Tanaka", "person", "manager"),
+            ("Acme", "company", "founded 1990"),
+            ("Globex", "company", "rival of Acme"),
+            ("Project Apollo", "project", "due in March"),
+        ]
+    ] + [{"type": "relation", "from": "Alice Moreau", "to": "Acme", "relationType": "works_at"}]
+    (tmp_path / "memory.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    spec = tmp_path / "memory.toml"
+    spec.write_text(
+        f'name = "npm-memory"\ncommand = ["{memory_bin}"]\n\n[env]\nMEMORY_FILE_PATH = "{{state}}"\n\n'
+        '[state]\nkind = "json"\npath = "memory.jsonl"\n'
+    )
+    result = synthesize(spec, SynthConfig(n=10, seed=0, heldout_tools=False))
+    assert len(result.tasks) == 10
+    assert {"create_entities", "create_relations", "delete_entities"} <= set(result.stats["inferred_tools"])
+    env = gym.make("gym_mcp/External-v0", spec=str(spec))
+    try:
+        for task in result.tasks:
+            outcome = replay(env, task)
+            assert outcome.ok and outcome.fingerprint == task.expected_fingerprint, task.instruction
+    finally:
+        env.close()
