@@ -284,3 +284,28 @@ def test_npm_memory_server_without_hints_gives_verified_tasks(tmp_path: Path, mo
             assert outcome.ok and outcome.fingerprint == task.expected_fingerprint, task.instruction
     finally:
         env.close()
+
+
+@pytest.mark.parametrize(
+    ("hint", "expect"),
+    [
+        (
+            '[tools.hints.write_file]\nsamples = { contents = ["x"] }\n',
+            "no parameter 'contents' (did you mean 'content'?)",
+        ),
+        ('[tools.hints.write_file]\nintent = "Write {body} to {path}"\n', "{body} is no parameter of 'write_file'"),
+        ('[tools]\nhide = ["write_file"]\n[tools.hints.write_file]\nkind = "write"\n', "the tool is hidden"),
+    ],
+)
+def test_gym_mcp_synth_with_a_bad_hint_fails_in_one_line_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], hint: str, expect: str
+) -> None:
+    from gym_mcp.cli import main
+
+    monkeypatch.setenv("GYM_MCP_HOME", str(tmp_path / "home"))
+    spec = write_spec(tmp_path, "\n" + hint)
+    out = tmp_path / "tasks.jsonl"
+    assert main(["synth", "--spec", str(spec), "-n", "4", "-o", str(out), "--quiet"]) != 0
+    err = [line for line in capsys.readouterr().err.splitlines() if line.strip() and "synthesizing" not in line]
+    assert len(err) == 1 and expect in err[0] and "tools.hints.write_file" in err[0], err
+    assert not out.exists() and not list(tmp_path.glob("tasks*"))
