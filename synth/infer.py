@@ -37,7 +37,7 @@ import json
 import random
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -677,8 +677,3 @@ def state_tables(kind: str, data: bytes | None = None, root: Path | None = None)
                 if path.suffix in (".json", ".jsonl") and path.stat().st_size < 1_000_000:
                     _json_tables(path.read_text("utf-8", "replace"), path.stem, tables)
     return tables
-
-
-def with_lists(spec: ToolSpec, lists: Sequence[str]) -> ToolSpec:
-    """A spec whose ``lists`` parameters take a one-item list (used by hints)."""
-    return replace(spec, lists=tuple(lists))
