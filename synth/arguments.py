@@ -100,14 +100,14 @@ class ArgumentFiller:
             if param in args:
                 continue
             if param in joint and fits(joint[param], spec.param_type(param)):
-                args[param] = joint[param]
+                args[param] = [joint[param]] if param in spec.lists else joint[param]
                 continue
             required = param in spec.required
             if not required and param not in chosen:
                 continue
             ref = self.ref(spec.pool_of(param), outputs) if rng.random() < 0.8 else MISSING
             if ref is not MISSING:
-                args[param] = ref
+                args[param] = [ref] if param in spec.lists else ref
                 refs[param] = f"that {noun(param)}"
                 continue
             value: Any = MISSING
@@ -123,7 +123,8 @@ class ArgumentFiller:
                 if required:
                     return None
                 continue
-            args[param] = value
+            # a parameter that takes a list of scalars gets a list of the one value drawn
+            args[param] = [value] if param in spec.lists and not isinstance(value, list) else value
         return args, refs
 
     def repair(self, args: dict[str, Any], refs: Mapping[str, str], error: str) -> dict[str, Any] | None:

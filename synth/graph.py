@@ -61,6 +61,10 @@ class ToolSpec:
             (``{"path": "text_file"}``); see `pool_of`.
         part: In a composed environment, the part the tool belongs to (its name's prefix,
             ``"bank"`` for ``bank.transfer_funds``); its parameters draw from that part's entities.
+        lists: Parameters that take a list of scalars: a value drawn for one is passed as a
+            one-item list (inferred tools; see `gym_mcp.synth.infer`).
+        inferred: True when the spec was inferred (or hinted by a spec file), not served by
+            the tool's own ``gym_mcp/*`` metadata.
     """
 
     name: str
@@ -72,6 +76,8 @@ class ToolSpec:
     confirm: str | None = None
     pools: Mapping[str, str] = field(default_factory=dict)
     part: str = ""
+    lists: tuple[str, ...] = ()
+    inferred: bool = False
 
     def pool_of(self, param: str) -> str:
         """The entity pool a parameter draws from: the tool's declared pool, else its own name.
@@ -84,6 +90,8 @@ class ToolSpec:
     def param_type(self, param: str) -> set[str]:
         """JSON types a parameter accepts."""
         schema = self.properties.get(param, {})
+        if param in self.lists and isinstance(schema.get("items"), Mapping):
+            schema = schema["items"]  # a list of scalars: one item's type
         types: set[str] = set()
         for option in [schema, *schema.get("anyOf", [])]:
             t = option.get("type")
@@ -343,7 +351,11 @@ def _leaves(obj: Any) -> Iterable[Any]:
 
 def schema_hash(specs: Sequence[ToolSpec]) -> str:
     """Hash of the tool schemas (the graph cache key)."""
-    data = [[s.name, s.properties, list(s.required), s.write] for s in sorted(specs, key=lambda s: s.name)]
+    data = [
+        # an inferred or hinted tool's template decides whether it is probed: part of the key
+        [s.name, s.properties, list(s.required), s.write, *([s.intent] if s.inferred else [])]
+        for s in sorted(specs, key=lambda s: s.name)
+    ]
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 

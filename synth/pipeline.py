@@ -30,7 +30,7 @@ from typing import Any
 
 from gym_mcp.actions.schema import openai_tools
 from gym_mcp.env import MCPEnv
-from gym_mcp.errors import SynthError
+from gym_mcp.errors import ConfigError, SynthError
 from gym_mcp.live import BundledSource, ComposedSource, CompositionSource, ServerSource, bundled_source, spec_source
 from gym_mcp.playback import replay
 from gym_mcp.specs import ServerSpec, is_spec_file, load_spec
@@ -40,6 +40,8 @@ from gym_mcp.synth.chain import Chain
 from gym_mcp.synth.config import IRRELEVANT_REQUESTS, SynthConfig, SynthResult
 from gym_mcp.synth.dialogue import dialogue, hide_param, scenario
 from gym_mcp.synth.graph import EntityPools, ToolGraph, ToolSpec, cache_dir, kit_tools, schema_hash, shape, tool_specs
+from gym_mcp.synth.hints import apply_hints, check_hints
+from gym_mcp.synth.infer import infer_specs, state_tables
 from gym_mcp.synth.llm import ChatEndpoint
 from gym_mcp.synth.render import is_traceable, render, render_chain
 from gym_mcp.synth.report import error_cause, nondeterminism_lines, tool_error_causes
@@ -63,13 +65,17 @@ def _entity_pools(source: ServerSource, snapshot: Snapshot) -> EntityPools:
     if isinstance(source, ComposedSource):
         parts = CompositeState.unpack(snapshot)
         return EntityPools.of_parts({name: _entity_pools(src, parts[name]) for name, src in source.parts.items()})
-    if isinstance(source, BundledSource) and isinstance(source.kit, DirectoryKit):
+    if snapshot.kind == "directory":
         with tempfile.TemporaryDirectory(prefix="gym-mcp-synth-") as tmp:
             root = Path(tmp) / "root"
             root.mkdir()
             state = DirectoryState(root)
             state.restore(snapshot)
-            return EntityPools(source.kit.entities(root))
+            if isinstance(source, BundledSource) and isinstance(source.kit, DirectoryKit):
+                return EntityPools(source.kit.entities(root))
+            return EntityPools(state_tables("directory", root=root))  # any folder: its files and records
+    if snapshot.kind == "json":
+        return EntityPools(state_tables("json", data=snapshot.data))
     return EntityPools.from_sqlite(snapshot.data if snapshot.kind == "sqlite" else None)
 
 
@@ -84,6 +90,8 @@ class _Synthesizer:
         *,
         hide_tools: Iterable[str] = (),
         rename_tools: Mapping[str, str] | None = None,
+        tool_hints: Mapping[str, Mapping[str, Any]] | None = None,
+        where: str = "spec",
     ) -> None:
         self.server = server
         self.llm = llm
@@ -109,15 +117,35 @@ class _Synthesizer:
         parts = list(source.parts) if isinstance(source, ComposedSource) else []
         # every name the server lists (hidden and renamed ones too): never a distractor's name
         self.server_tools = set(self.env.server_tool_names)
-        self.specs = tool_specs(list(self.env.mcp_tools.values()), parts=parts)
+        snapshot = source.initial_snapshot(config.data_seed)
+        self.pools = _entity_pools(source, snapshot)
+        tools = list(self.env.mcp_tools.values())
+        # Tools without gym_mcp/* metadata (any third-party server's): inferred by rules, then
+        # the spec file's hints laid over, checked against the live tools first.
+        self.specs, self.skipped = infer_specs(tools, tool_specs(tools, parts=parts), self.pools)
+        if tool_hints:
+            server_name = {agent: name for name, agent in self.rename_tools.items()}
+            schemas = {
+                server_name.get(t.name, t.name): dict((t.input_schema or {}).get("properties") or {}) for t in tools
+            }
+            for tool in tool_hints:
+                if tool in self.hide_tools:
+                    raise ConfigError(
+                        f"{where}: tools.hints.{tool}: the tool is hidden ([tools] hide), so no task uses it"
+                    )
+            check_hints(tool_hints, schemas, where)
+            self.specs = apply_hints(self.specs, tool_hints, self.rename_tools)
+            self.skipped = {
+                k: v for k, v in self.skipped.items() if not any(s.name == k and s.intent for s in self.specs)
+            }
         self.by_name = {s.name: s for s in self.specs}
         self.usable = [s for s in self.specs if s.intent]
         if not any(s.write for s in self.usable):
+            skipped = "; ".join(f"{k}: {v}" for k, v in sorted(self.skipped.items())[:5])
             raise SynthError(
                 f"{server}: no write tools with an intent template; synthesis needs tools that change state"
+                + (f" (skipped: {skipped}; give [tools.hints.<tool>] in the spec)" if skipped else "")
             )
-        snapshot = source.initial_snapshot(config.data_seed)
-        self.pools = _entity_pools(source, snapshot)
         if self.pools.empty and snapshot.kind in ("sqlite", "directory", "composite"):
             raise SynthError(f"{server}: the seed state (data seed {config.data_seed}) holds no entities")
         self.base_task = Task(id="synth", server=server, instruction="synth", initial_state={"seed": config.data_seed})
@@ -607,6 +635,15 @@ class _Synthesizer:
             "renamed_tools": dict(sorted(self.rename_tools.items())),
             "tools_used": dict(sorted(tool_counts.items())),
             "tools_unused": sorted(set(self.by_name) - set(tool_counts)),
+            # tools without gym_mcp/* metadata: which were inferred, and why some cannot be used
+            **(
+                {
+                    "inferred_tools": sorted(s.name for s in self.specs if s.inferred and s.intent),
+                    "skipped_tools": dict(sorted(self.skipped.items())),
+                }
+                if any(s.inferred for s in self.specs)
+                else {}
+            ),
             "heldout_tools": sorted(getattr(self, "held_tools", set())),
             "rejections": dict(self.rejects.most_common()),
             "tool_error_causes": tool_error_causes(self.error_causes),
@@ -722,7 +759,11 @@ def synthesize(
     else:
         source = bundled_source(os.fspath(spec))
     name = spec if isinstance(spec, str) else source.name
-    synth = _Synthesizer(name, source, config, progress, llm, hide_tools=hide, rename_tools=rename)
+    hints = dict(spec.tool_hints) if isinstance(spec, ServerSpec) else {}
+    where = f"{spec.source_file or 'spec'} (server {spec.name!r})" if isinstance(spec, ServerSpec) else name
+    synth = _Synthesizer(
+        name, source, config, progress, llm, hide_tools=hide, rename_tools=rename, tool_hints=hints, where=where
+    )
     try:
         return synth.run()
     finally:

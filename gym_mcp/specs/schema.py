@@ -23,6 +23,7 @@ __all__ = [
     "NAME_PATTERN",
     "SpecFile",
     "StateSection",
+    "ToolHint",
     "ToolsSection",
     "got",
     "spec_error",
@@ -80,18 +81,69 @@ class StateSection(BaseModel):
         return self
 
 
+_Scalar = str | int | float | bool
+
+
+class ToolHint(BaseModel):
+    """One ``[tools.hints.<tool>]`` table: what task synthesis should know about a tool.
+
+    Each key given replaces what synthesis inferred from the tool's name, schema and
+    annotations (`gym_mcp.synth.infer`). That the tool and its parameters exist is checked
+    against the live server when synthesis starts (`gym_mcp.synth.hints`).
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True, title="Tool hint")
+
+    kind: Literal["read", "write"] | None = Field(default=None, description="Whether the tool changes state.")
+    intent: _Text | None = Field(
+        default=None,
+        description=(
+            "How a user asks for the call, e.g. \"Add the note '{text}' to contact {contact_id}\": {param} is the "
+            "argument's value, a [...] part is kept only when all its parameters are given."
+        ),
+    )
+    samples: dict[str, list[_Scalar | list[_Scalar] | dict[str, Any]]] = Field(
+        default_factory=dict, description="{param: [values]}: literal values for parameters no entity fills."
+    )
+    pools: dict[str, _Text] = Field(
+        default_factory=dict, description="{param: column}: the state's column a parameter draws its values from."
+    )
+    confirm: _Text | None = Field(
+        default=None, description='When a call needs the user\'s yes first: "always", or e.g. "amount >= 100".'
+    )
+
+    @field_validator("intent")
+    @classmethod
+    def _brackets(cls, value: str | None) -> str | None:
+        if value is not None:
+            depth = 0
+            for char in value:
+                depth += {"[": 1, "]": -1}.get(char, 0)
+                if depth < 0 or depth > 1:
+                    break
+            if depth != 0:
+                raise ValueError(f"an intent's [...] parts must be balanced and not nested, got {value!r}")
+        return value
+
+
 class ToolsSection(BaseModel):
-    """The ``[tools]`` table: which tools the agent sees, and under which names."""
+    """The ``[tools]`` table: which tools the agent sees, under which names, and hints for synthesis."""
 
     model_config = ConfigDict(extra="forbid", strict=True, title="Tools")
 
     hide: list[_Text] = Field(default_factory=list, description="Tools the agent must not see.")
     rename: dict[str, _Text] | None = Field(default=None, description="{server's tool name: the name the agent sees}.")
+    hints: dict[str, ToolHint] = Field(
+        default_factory=dict,
+        description="{server's tool name: hint}: kind, intent, samples, pools, confirm for task synthesis.",
+    )
 
     @model_validator(mode="after")
     def _names(self) -> ToolsSection:
         if any(not name.strip() for name in self.rename or {}):
             raise ValueError("'tools.rename' must be a table of strings, got a blank tool name")
+        if any(not name.strip() for name in self.hints):
+            raise ValueError("'tools.hints' must be a table of tool tables, got a blank tool name")
         return self
 
 
@@ -213,6 +265,7 @@ KEY_MESSAGES = {
     "tools": "'tools' must be a table",
     "tools.hide": "'tools.hide' must be a list of tool names",
     "tools.rename": "'tools.rename' must be a table of strings",
+    "tools.hints": "'tools.hints' must be a table of tool tables ([tools.hints.<tool>])",
     "env": "'env' must be a table of strings",
     "headers": "'headers' must be a table of strings",
     "sandbox": '\'sandbox\' must be "none" or "bwrap"',
@@ -256,8 +309,40 @@ def got(data: Mapping[str, Any], key: str) -> str:
     return f", got {shown}{hint}"
 
 
+_HINT_MESSAGES = {
+    "kind": 'must be "read" or "write"',
+    "intent": "must be a non-empty string (a request template)",
+    "samples": "must map parameter names to lists of values",
+    "pools": "must map parameter names to column names",
+    "confirm": 'must be a non-empty string ("always" or a threshold such as "amount >= 100")',
+}
+
+
+def _hint_error(errors: list[ErrorDetails], data: Mapping[str, Any]) -> str | None:
+    """One line for the first problem inside ``[tools.hints.<tool>]``, or None if none is there."""
+    for error in errors:
+        loc = error["loc"]
+        if len(loc) < 3 or loc[0] != "tools" or loc[1] != "hints":
+            continue
+        tool = str(loc[2])
+        if len(loc) == 3:
+            shown = got(data, f"tools.hints.{tool}")
+            return f"'tools.hints.{tool}' must be a table (kind, intent, samples, pools, confirm){shown}"
+        field = str(loc[3])
+        key = f"tools.hints.{tool}.{field}"
+        if error["type"] == "extra_forbidden":
+            return f"unknown field {key}; known in [tools.hints.{tool}]: {', '.join(ToolHint.model_fields)}"
+        if error["type"] == "value_error" and "ctx" in error:
+            return f"'{key}': {error['ctx']['error']}"
+        return f"'{key}' {_HINT_MESSAGES.get(field, 'is wrong')}{got(data, key)}"
+    return None
+
+
 def spec_error(errors: list[ErrorDetails], data: Mapping[str, Any]) -> str:
     """One line for the first problem: unknown keys first, then the keys in file-format order."""
+    hint = _hint_error(errors, data)
+    if hint is not None:
+        return hint
     extra = [e for e in errors if e["type"] == "extra_forbidden"]
     if extra:
         top = sorted(str(e["loc"][0]) for e in extra if len(e["loc"]) == 1)

@@ -66,6 +66,8 @@ class ServerSpec:
         state_options: ``ignore`` (directory), ``volatile`` (sqlite), ``volatile_keys`` (json).
         hide_tools: Tools the agent must not see.
         rename_tools: ``{server name: agent name}``.
+        tool_hints: ``{server tool name: hint}`` for task synthesis (``[tools.hints.<tool>]``:
+            ``kind``, ``intent``, ``samples``, ``pools``, ``confirm``; only the keys given).
         cwd: The server's working directory.
         startup_timeout: Seconds to start.
         headers: HTTP headers (``${NAME}`` read from the environment at launch).
@@ -84,6 +86,7 @@ class ServerSpec:
     state_options: Mapping[str, Any] = field(default_factory=dict)
     hide_tools: tuple[str, ...] = ()
     rename_tools: Mapping[str, str] = field(default_factory=dict)
+    tool_hints: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     cwd: Path | None = None
     startup_timeout: float = 60.0
     headers: Mapping[str, str] = field(default_factory=dict)
@@ -105,6 +108,8 @@ class ServerSpec:
             state["path"] = str(self.state_path)
         out["state"] = state
         out["tools"] = {"hide": list(self.hide_tools), "rename": dict(self.rename_tools)}
+        if self.tool_hints:
+            out["tools"]["hints"] = {tool: dict(hint) for tool, hint in self.tool_hints.items()}
         if self.cwd is not None:
             out["cwd"] = str(self.cwd)
         out["startup_timeout"] = self.startup_timeout
@@ -259,6 +264,7 @@ def parse_spec(data: Mapping[str, Any], *, base: Path, source_file: Path | None 
         state_options=options,
         hide_tools=tuple(raw.tools.hide),
         rename_tools=dict(raw.tools.rename or {}),
+        tool_hints={tool: hint.model_dump(exclude_defaults=True) for tool, hint in raw.tools.hints.items()},
         cwd=cwd,
         startup_timeout=raw.startup_timeout,
         headers=dict(raw.headers or {}),

@@ -187,7 +187,7 @@ KEY_CASES: list[tuple[dict[str, Any], str, str]] = [
     ({"tools": {"rename": {"a": 1}}}, SERVER, "'tools.rename' must be a table of strings, got {\"a\": 1}"),
     ({"tools": {"rename": {"a": " "}}}, SERVER, '\'tools.rename\' must be a table of strings, got {"a": " "}'),
     ({"tools": {"rename": {"": "b"}}}, SERVER, "'tools.rename' must be a table of strings, got a blank tool name"),
-    ({"tools": {"show": ["a"]}}, SERVER, "unknown field(s) tools.show; known in [tools]: hide, rename"),
+    ({"tools": {"show": ["a"]}}, SERVER, "unknown field(s) tools.show; known in [tools]: hide, hints, rename"),
     # env
     ({"env": "LEVEL=1"}, SERVER, "'env' must be a table of strings, got \"LEVEL=1\""),
     ({"env": {"LEVEL": 1}}, SERVER, "'env' must be a table of strings, got {\"LEVEL\": 1}"),
