@@ -199,6 +199,7 @@ class _Synthesizer:
         names: list[str] = []
         entities: set[str] = set()
         call_refs: list[set[str]] = []
+        carried_params: list[set[str]] = []
         earlier: dict[str, Any] = {}
         said: list[Said] = []  # the request so far, as its reader sees it
         refs = 0
@@ -216,8 +217,8 @@ class _Synthesizer:
             filled = self.filler.fill(spec, rng, outputs, earlier)
             if filled is None:
                 return "no value for a required parameter"
-            args, ref_params = filled
-            ref_params = self._one_meaning(spec, args, ref_params, said, earlier)
+            args, carried = filled  # carried: the parameters whose value an earlier output holds
+            ref_params = self._one_meaning(spec, args, carried, said, earlier)
             sentence = render(spec.intent or "", args, ref_params)
             if sentence is None:
                 return "template cannot be rendered"
@@ -225,9 +226,11 @@ class _Synthesizer:
             obs, _, _, _, info = self.env.step({"name": spec.name, "arguments": args})
             record = info["calls"][-1]
             if record.status == "tool_error":
-                repaired = self.filler.repair(args, ref_params, record.output)
+                # a carried value stays even where it is rendered: the calls are the filler's alone
+                repaired = self.filler.repair(args, carried, record.output)
                 if repaired is not None:  # the error named the value it wanted: try that once
                     args = repaired
+                    ref_params = self._one_meaning(spec, args, carried, said, earlier)  # its sentence changed
                     sentence = render(spec.intent or "", args, ref_params) or sentence
                     obs, _, _, _, info = self.env.step({"name": spec.name, "arguments": args})
                     record = info["calls"][-1]
@@ -248,11 +251,12 @@ class _Synthesizer:
             texts.append(obs)
             names.append(spec.name)
             call_refs.append(set(ref_params))
+            carried_params.append(set(carried))
             refs += len(ref_params)
             entities.update(str(v) for p, v in args.items() if p not in ref_params and shape(v))
         if self.env.state.fingerprint() == self.fp0:
             return "writes cancel out (no net change)"  # e.g. freeze then unfreeze: nothing to check
-        chain = Chain(calls, sentences, texts, refs, names, entities, call_refs)
+        chain = Chain(calls, sentences, texts, refs, names, entities, call_refs, carried=carried_params)
         if not _traceable(chain, render_chain(sentences)):
             return "argument not traceable"
         return chain

@@ -138,6 +138,14 @@ def test_every_reference_has_exactly_one_fitting_mention(server: str, seed0_task
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.parametrize("server", ["banking", "shop_bank"])
+def test_dialogue_requests_refer_as_plainly(server: str) -> None:
+    """A staged or change-of-mind request is checked whole, with the values the calls take."""
+    tasks = synthesize(server, SynthConfig.dialogue(n=20, seed=0)).tasks
+    problems, checked = reference_problems(server, tasks)
+    assert checked and not problems, "\n".join(problems)
+
+
 CARD = Said(
     "set_card_limit",
     "Set the daily limit of card CRD-1094 to $1000",
