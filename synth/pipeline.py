@@ -295,8 +295,8 @@ class _Synthesizer:
                 fits = is_anchored(value, "", (), said, bridged=into)
             else:
                 pool = self.filler.pools.candidates(spec.pool_of(param))
-                shapes = {shape(v) for v in list(pool)[:50]} | {shape(value)}
-                fits = is_anchored(value, noun(param), shapes - {None}, said, here)
+                shapes = {s for v in [*list(pool)[:50], value] if (s := shape(v)) is not None}
+                fits = is_anchored(value, noun(param), shapes, said, here)
             if fits:
                 fitting.add(param)
         return {p: phrase for p, phrase in refs.items() if p not in placed or p in fitting}
