@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["Chain", "dig"]
@@ -20,8 +20,12 @@ class Chain:
         refs: How many arguments refer to an earlier output (``that account``).
         tools: The tools called, in order.
         entities: The entity ids the chain touches.
-        call_refs: Per call, the parameters that refer to an earlier output.
+        call_refs: Per call, the parameters the request refers to as an earlier output's
+            (``that account``).
         missing: For a ``missing_param`` task: the call and parameter the request leaves out.
+        carried: Per call, the parameters whose value was taken from an earlier output: the
+            references, and the values rendered because no reference would mean one thing
+            (`gym_mcp.synth.render`). Which calls depend on which; empty: ``call_refs``.
         fingerprint: The state's fingerprint after the calls, in the run that made the chain (a
             replay that reaches another is how a server that mints values shows itself).
     """
@@ -34,7 +38,12 @@ class Chain:
     entities: set[str]
     call_refs: list[set[str]]
     missing: tuple[int, str] | None = None
+    carried: list[set[str]] = field(default_factory=list)
     fingerprint: str = ""
+
+    def carried_at(self, i: int) -> set[str]:
+        """The parameters of call ``i`` whose value an earlier output gave (see ``carried``)."""
+        return self.carried[i] if self.carried else self.call_refs[i]
 
 
 def dig(output: Any, path: str) -> Any:

@@ -41,13 +41,14 @@ def dialogue(
     sentences = list(chain.sentences)
     goal = f"You want this done: {render_chain(chain.sentences)}"
     if variant == "staged":
+        # a split where a later call takes a value an earlier one returned (named or referred to)
         splits = [
             k
             for k in range(1, len(chain.calls))
             if any(
                 format_value(chain.calls[i]["arguments"][p]) in out
                 for i in range(k, len(chain.calls))
-                for p in chain.call_refs[i]
+                for p in chain.carried_at(i)
                 for out in chain.outputs[:k]
             )
         ]
@@ -68,7 +69,8 @@ def dialogue(
         spec = by_name[chain.calls[i]["name"]]
         for param, value in chain.calls[i]["arguments"].items():
             used_elsewhere = any(j != i and value in c["arguments"].values() for j, c in enumerate(chain.calls))
-            if param in chain.call_refs[i] or used_elsewhere or "{" + param + "}" not in (spec.intent or ""):
+            # a value an earlier output gave is not the user's to change, even where it is named
+            if param in chain.carried_at(i) or used_elsewhere or "{" + param + "}" not in (spec.intent or ""):
                 continue
             others = [v for v in spec.samples.get(param, ()) if v != value and fits(v, spec.param_type(param))]
             if not others and shape(value):

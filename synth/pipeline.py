@@ -3,10 +3,11 @@
 For one server: (1) read its tools and learn the tool graph; (2) draw entities from its state;
 (3) sample chains of 1-5 calls along the graph and run them on the live server from the task's
 initial snapshot, keeping a chain only if every call succeeds and every write changes state;
-(4) render the instruction from the tools' intent templates, checking that every argument is
-traceable to the instruction or an earlier output; (5) label a variant; (6) replay every kept
-task from a fresh reset and compare fingerprints, drop near-duplicates, label difficulty and
-split train / held-out; (7) write JSONL and a report. Same seed, same bytes.
+(4) render the instruction from the tools' intent templates (a value from an earlier output as a
+reference only where exactly one earlier mention fits it, see `gym_mcp.synth.render`), checking
+that every argument is traceable to the instruction or an earlier output; (5) label a variant;
+(6) replay every kept task from a fresh reset and compare fingerprints, drop near-duplicates,
+label difficulty and split train / held-out; (7) write JSONL and a report. Same seed, same bytes.
 
 Synthesis sees the server's tools as the agent will: through the same `ToolView` an
 environment holds (a spec file's ``[tools]`` rules, or ``hide_tools`` / ``rename_tools``). A
@@ -36,14 +37,14 @@ from gym_mcp.playback import replay
 from gym_mcp.specs import ServerSpec, is_spec_file, load_spec
 from gym_mcp.state import CompositeState, DirectoryState, Snapshot
 from gym_mcp.synth.arguments import ArgumentFiller
-from gym_mcp.synth.chain import Chain
+from gym_mcp.synth.chain import Chain, dig
 from gym_mcp.synth.config import IRRELEVANT_REQUESTS, SynthConfig, SynthResult
 from gym_mcp.synth.dialogue import dialogue, hide_param, scenario
 from gym_mcp.synth.graph import EntityPools, ToolGraph, ToolSpec, cache_dir, kit_tools, schema_hash, shape, tool_specs
 from gym_mcp.synth.hints import apply_hints, check_hints
 from gym_mcp.synth.infer import infer_specs, state_tables
 from gym_mcp.synth.llm import ChatEndpoint
-from gym_mcp.synth.render import is_traceable, render, render_chain
+from gym_mcp.synth.render import Said, format_value, is_anchored, is_traceable, noun, render, render_chain
 from gym_mcp.synth.report import error_cause, nondeterminism_lines, tool_error_causes
 from gym_mcp.synth.values import decode, jaccard, leaves
 from gym_mcp.tasks import DIALOGUE_KINDS, Task, UserScenario, save_tasks
@@ -232,7 +233,9 @@ class _Synthesizer:
         names: list[str] = []
         entities: set[str] = set()
         call_refs: list[set[str]] = []
+        carried_params: list[set[str]] = []
         earlier: dict[str, Any] = {}
+        said: list[Said] = []  # the request so far, as its reader sees it
         refs = 0
         write_at = rng.randrange(length)  # at least one write, here
         plan: list[str] = []
@@ -248,7 +251,8 @@ class _Synthesizer:
             filled = self.filler.fill(spec, rng, outputs, earlier)
             if filled is None:
                 return "no value for a required parameter"
-            args, ref_params = filled
+            args, carried = filled  # carried: the parameters whose value an earlier output holds
+            ref_params = self._one_meaning(spec, args, carried, said, earlier)
             sentence = render(spec.intent or "", args, ref_params)
             if sentence is None:
                 return "template cannot be rendered"
@@ -256,9 +260,11 @@ class _Synthesizer:
             obs, _, _, _, info = self.env.step({"name": spec.name, "arguments": args})
             record = info["calls"][-1]
             if record.status == "tool_error":
-                repaired = self.filler.repair(args, ref_params, record.output)
+                # a carried value stays even where it is rendered: the calls are the filler's alone
+                repaired = self.filler.repair(args, carried, record.output)
                 if repaired is not None:  # the error named the value it wanted: try that once
                     args = repaired
+                    ref_params = self._one_meaning(spec, args, carried, said, earlier)  # its sentence changed
                     sentence = render(spec.intent or "", args, ref_params) or sentence
                     obs, _, _, _, info = self.env.step({"name": spec.name, "arguments": args})
                     record = info["calls"][-1]
@@ -273,18 +279,64 @@ class _Synthesizer:
             sentences.append(sentence)
             outputs.append(decode(obs))
             earlier[spec.name] = outputs[-1]
+            named = [(noun(p), v) for p, v in args.items() if p not in ref_params and format_value(v) in sentence]
+            named += [(phrase.removeprefix("that "), args[p]) for p, phrase in ref_params.items()]
+            said.append(Said(spec.name, sentence, tuple(named), outputs[-1]))
             texts.append(obs)
             names.append(spec.name)
             call_refs.append(set(ref_params))
+            carried_params.append(set(carried))
             refs += len(ref_params)
             entities.update(str(v) for p, v in args.items() if p not in ref_params and shape(v))
         final = self.env.state.fingerprint()
         if final == self.fp0:
             return "writes cancel out (no net change)"  # e.g. freeze then unfreeze: nothing to check
-        chain = Chain(calls, sentences, texts, refs, names, entities, call_refs, fingerprint=final)
+        chain = Chain(
+            calls, sentences, texts, refs, names, entities, call_refs, carried=carried_params, fingerprint=final
+        )
         if not _traceable(chain, render_chain(sentences)):
             return "argument not traceable"
         return chain
+
+    def _one_meaning(
+        self,
+        spec: ToolSpec,
+        args: Mapping[str, Any],
+        refs: Mapping[str, str],
+        said: Sequence[Said],
+        earlier: Mapping[str, Any],
+    ) -> dict[str, str]:
+        """The references of a call that mean one thing; the others are rendered as their values.
+
+        See `gym_mcp.synth.render` for the rule. A reference the template does not place is left
+        as it is (nothing is said of it either way).
+        """
+        template = spec.intent or ""
+        placed = {p for p in refs if "{" + p + "}" in template}
+        fitting: set[str] = set()
+        for param in sorted(placed):
+            value = args[param]
+            # the other entities its own sentence names (a reference among them: also a candidate)
+            here = [(noun(p), v) for p, v in args.items() if p != param and "{" + p + "}" in template]
+            # a bridge's value is the declared field of its source's output (wrapped for a list)
+            bridged = {
+                b.source: b.field
+                for b in self.bridges
+                if b.target == spec.name
+                and b.param == param
+                and b.source in earlier
+                and value in (carried := dig(earlier[b.source], b.field), [carried])
+            }
+            if bridged:
+                into = {b.source: b.field for b in self.bridges if b.target == spec.name and b.param == param}
+                fits = is_anchored(value, "", (), said, bridged=into)
+            else:
+                pool = self.filler.pools.candidates(spec.pool_of(param))
+                shapes = {s for v in [*list(pool)[:50], value] if (s := shape(v)) is not None}
+                fits = is_anchored(value, noun(param), shapes, said, here)
+            if fits:
+                fitting.add(param)
+        return {p: phrase for p, phrase in refs.items() if p not in placed or p in fitting}
 
     # -- tasks ---------------------------------------------------------------------------------------
 
@@ -529,6 +581,10 @@ class _Synthesizer:
             for f in flows
             if dig(outputs[f["source"]], f["field"]) != chain.calls[f["target"]]["arguments"][f["param"]]
         ]
+        named = [f for f in needed if f["param"] not in chain.call_refs[f["target"]]]
+        if named:  # the request spells out a value the server mints anew each time: a stale request
+            self.rejects["the request names a value the server mints"] += 1
+            return None
         second = replay(self.env, trial)
         if not second.ok:
             self.rejects["replay failed"] += 1

@@ -5,18 +5,46 @@ A tool's intent template (declared by the server, e.g. ``"Deposit ${amount} into
 ``{param}`` becomes the value, and a ``[...]`` part is kept only when all its parameters are
 given. A value that an earlier call returned is rendered as a reference (``that event``)
 instead, because the user cannot know it in advance.
+
+A reference must mean one thing. Its *kind* is its noun (``that account`` for
+``from_account_id``: `noun`); two nouns are of one kind when their last words agree (``account``
+and ``savings account``; ``account number`` is not an ``account``). Its *mentions* are what a
+reader can take it to point at, in the request before it and in its own sentence:
+
+- an entity of that kind the request names (``account ACC-1033``) or already refers to, in an
+  earlier sentence or beside the reference in its own;
+- every id of the reference's shape (its pool's ``ACC-9999``) that an earlier call returns,
+  when that call's sentence says the noun's last word, singular or plural (``open a new
+  account`` returns one account; ``show card CRD-1094`` says nothing of the account its
+  output holds, so that output is no mention: the reader cannot know it is there);
+- for a composition's bridge (``that total``, declared by the composition): the bridged field
+  of each earlier output of the bridge's source tools.
+
+A reference is kept only when its mentions, as distinct values, are exactly one: the value the
+call takes (`anchors`, `is_anchored`); ``freeze account ACC-1033, then show the transactions
+of that account`` is fine although freezing returns ACC-1033 again. Otherwise the value itself
+is rendered (``of account ACC-1134``), and a later reference may then point at it. The call is
+the same, the value is in the request so it stays traceable, and the task is kept; the value
+is then the user's, not a dependency (``Chain.refs``, the task's difficulty). Rewording as ``the
+account of that card`` would keep the dependency, but needs to know how the value relates to
+the earlier entity, which an output's keys do not say reliably; dropping the chain would lose
+a task for a wording problem.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from gym_mcp.synth.chain import dig
+from gym_mcp.synth.graph import shape
+from gym_mcp.synth.values import leaves
 from gym_mcp.tasks.dialogue import format_value, noun
 
-__all__ = ["format_value", "is_traceable", "noun", "render", "render_chain"]
+__all__ = ["Said", "anchors", "format_value", "is_anchored", "is_traceable", "noun", "render", "render_chain"]
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _SEGMENT = re.compile(r"\[([^\[\]]*)\]")
@@ -111,3 +139,68 @@ def is_traceable(value: Any, instruction: str, outputs: Sequence[str]) -> bool:
         return True
     raw = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
     return any(raw in out or text in out for out in outputs)
+
+
+@dataclass(frozen=True)
+class Said:
+    """One step of a request as its reader sees it: what it names, and what its call returned.
+
+    Attributes:
+        tool: The tool the step calls.
+        sentence: How the request asks for it.
+        named: ``(noun, value)`` of each entity the sentence names or refers to.
+        output: The call's decoded output (None for the step being rendered).
+    """
+
+    tool: str
+    sentence: str
+    named: tuple[tuple[str, Any], ...]
+    output: Any = None
+
+
+def anchors(
+    kind: str,
+    shapes: Collection[str],
+    earlier: Sequence[Said],
+    here: Sequence[tuple[str, Any]] = (),
+    bridged: Mapping[str, str] | None = None,
+) -> set[str]:
+    """The values a reference of ``kind`` can point at (as rendered); see the module docstring.
+
+    Args:
+        kind: The reference's noun (``"account"`` for ``that account``).
+        shapes: The shapes of the reference's pool (``{"ACC-9999"}``): ids an output returns.
+        earlier: The request's steps before the reference's.
+        here: ``(noun, value)`` of the other entities the reference's own sentence names.
+        bridged: For a composition's bridge: ``{source tool: field}`` of every bridge into the
+            same parameter; its mentions are those fields of the earlier outputs of those tools.
+
+    Returns:
+        The distinct values that fit; the reference means one thing when it is exactly its own.
+    """
+    if bridged is not None:
+        return {
+            format_value(value)
+            for step in earlier
+            if step.tool in bridged and (value := dig(step.output, bridged[step.tool])) is not None
+        }
+    head = kind.split()[-1]
+    found = {format_value(v) for n, v in here if n.split()[-1] == head}
+    says = re.compile(rf"\b{re.escape(head)}(?:s|es)?\b")
+    for step in earlier:
+        found.update(format_value(v) for n, v in step.named if n.split()[-1] == head)
+        if says.search(step.sentence):
+            found.update(format_value(v) for v in leaves(step.output) if shape(v) in shapes)
+    return found
+
+
+def is_anchored(
+    value: Any,
+    kind: str,
+    shapes: Collection[str],
+    earlier: Sequence[Said],
+    here: Sequence[tuple[str, Any]] = (),
+    bridged: Mapping[str, str] | None = None,
+) -> bool:
+    """Whether exactly one earlier mention fits a reference to ``value``: the value itself (see `anchors`)."""
+    return anchors(kind, shapes, earlier, here, bridged) == {format_value(value)}
