@@ -37,18 +37,19 @@ from gym_mcp.playback import replay
 from gym_mcp.specs import ServerSpec, is_spec_file, load_spec
 from gym_mcp.state import CompositeState, DirectoryState, Snapshot
 from gym_mcp.synth.arguments import ArgumentFiller
-from gym_mcp.synth.chain import Chain, dig
+from gym_mcp.synth.chain import Chain
 from gym_mcp.synth.config import IRRELEVANT_REQUESTS, SynthConfig, SynthResult
 from gym_mcp.synth.dialogue import dialogue, hide_param, scenario
 from gym_mcp.synth.graph import EntityPools, ToolGraph, ToolSpec, cache_dir, kit_tools, schema_hash, shape, tool_specs
 from gym_mcp.synth.hints import apply_hints, check_hints
 from gym_mcp.synth.infer import infer_specs, state_tables
 from gym_mcp.synth.llm import ChatEndpoint
+from gym_mcp.synth.proving import Prover
 from gym_mcp.synth.render import Said, format_value, is_anchored, is_traceable, noun, render, render_chain
 from gym_mcp.synth.report import error_cause, nondeterminism_lines, tool_error_causes
 from gym_mcp.synth.values import decode, jaccard, leaves
 from gym_mcp.tasks import DIALOGUE_KINDS, Task, UserScenario, save_tasks
-from gym_mcp.tasks.flows import dig, paths
+from gym_mcp.tasks.flows import dig
 
 __all__ = ["SynthConfig", "SynthError", "SynthResult", "synthesize"]
 
@@ -111,10 +112,6 @@ class _Synthesizer:
         self.error_causes: Counter[tuple[str, str]] = Counter()
         self.repaired = 0
         self.timings: Counter[str] = Counter()
-        # what proving determinism found: parts minted by the server, by state group
-        self.volatile: dict[str, set[str]] = {}
-        self.marked = 0
-        self.refused = 0
         parts = list(source.parts) if isinstance(source, ComposedSource) else []
         # every name the server lists (hidden and renamed ones too): never a distractor's name
         self.server_tools = set(self.env.server_tool_names)
@@ -151,6 +148,14 @@ class _Synthesizer:
             raise SynthError(f"{server}: the seed state (data seed {config.data_seed}) holds no entities")
         self.base_task = Task(id="synth", server=server, instruction="synth", initial_state={"seed": config.data_seed})
         self.fp0 = ""
+        # Replays every kept task; finds what a server mints (`gym_mcp.synth.proving`).
+        self.prover = Prover(
+            self.env,
+            nondeterministic=config.nondeterministic,
+            rejects=self.rejects,
+            initial_fingerprint=lambda: self.fp0,
+            dialogue_completes=self._dialogue_completes,
+        )
         # A composition's bridges: values that flow from one part's output into another's call.
         # Its tools are named as the agent sees them; a bridge from or into a hidden tool is dropped.
         bridges = source.composition.bridges if isinstance(source, CompositionSource) else ()
@@ -482,7 +487,7 @@ class _Synthesizer:
                 continue
             # Verified now, so a task the replay drops is replaced by another chain: n stays n.
             t0 = time.perf_counter()
-            verified = self._replay_and_finish([task], [chain])
+            verified = self.prover.finish([task], [chain])
             replay_time += time.perf_counter() - t0
             if not verified:
                 continue
@@ -508,9 +513,9 @@ class _Synthesizer:
         requests = self.rng.sample(IRRELEVANT_REQUESTS, n_irrelevant)
         irrelevant = [self._irrelevant(len(kept) + i, request) for i, request in enumerate(requests)]
         t0 = time.perf_counter()
-        tasks = kept + self._replay_and_finish(irrelevant)
-        if self.volatile:  # every task judged with every part found minted, not only its own
-            tasks = self._with_volatile(tasks)
+        tasks = kept + self.prover.finish(irrelevant)
+        if self.prover.volatile:  # every task judged with every part found minted, not only its own
+            tasks = self.prover.with_volatile(tasks)
         replay_time += time.perf_counter() - t0
         if self.progress:
             self.progress(len(tasks), cfg.n)
@@ -521,111 +526,6 @@ class _Synthesizer:
         if said:  # the user must hear it even without reading the report: their spec is incomplete
             print("\n".join(said), file=sys.stderr)
         return SynthResult(tasks, stats)
-
-    def _replay_and_finish(self, tasks: list[Task], chains: Sequence[Chain] = ()) -> list[Task]:
-        """Replay each task's reference calls from a fresh reset; keep its final fingerprint.
-
-        A replay that reaches the state the chain's own run reached proves the task (the common
-        case: one replay, as before). One that does not, or fails, is proved twice over
-        (`_prove`): a server that mints values shows itself there.
-        """
-        out = []
-        for i, task in enumerate(tasks):
-            result = replay(self.env, task)
-            chain = chains[i] if i < len(chains) else None
-            if chain is not None and not (result.ok and result.fingerprint == chain.fingerprint):
-                proved = self._prove(task, chain)
-                if proved is None:
-                    continue
-                task, fp = proved
-            elif not result.ok:
-                self.rejects["replay failed"] += 1
-                continue
-            else:
-                fp = result.fingerprint
-            if task.variant == "irrelevant" and fp != self.fp0:
-                self.rejects["replay mismatch"] += 1
-                continue
-            task = _replace(task, expected_fingerprint=fp)
-            if task.user is not None and not self._dialogue_completes(task):
-                self.rejects["reference dialogue failed"] += 1
-                continue
-            out.append(task)
-        return out
-
-    def _prove(self, task: Task, chain: Chain) -> tuple[Task, str] | None:
-        """Replay a task twice from fresh copies of its initial state, minted values carried.
-
-        Its first replay did not reach the chain's state: either a later call takes a value an
-        earlier call minted (a new note's random id), or the state holds minted values (ids,
-        timestamps), or both. The calls are replayed with every argument that an earlier output
-        held carried from this run's output (`gym_mcp.tasks.flows`), twice; the flows whose value
-        changed are kept in the task. When the two final states differ, the parts they differ in
-        are found (`StateBackend.reconcile`) and, as `SynthConfig.nondeterministic` says, judged
-        as volatile or the task is refused.
-
-        Returns:
-            The task (with its flows and volatile parts) and its expected fingerprint, or None
-            when it is rejected (the reason counted).
-        """
-        flows = _candidate_flows(chain)
-        trial = _replace(task, metadata={**task.metadata, "flows": flows}) if flows else task
-        first = replay(self.env, trial)
-        if not first.ok:
-            self.rejects["replay failed"] += 1
-            return None
-        snap1 = self.env.state.snapshot()
-        outputs = [decode(c.output) for c in self.env.episode().calls]
-        needed = [
-            f
-            for f in flows
-            if dig(outputs[f["source"]], f["field"]) != chain.calls[f["target"]]["arguments"][f["param"]]
-        ]
-        named = [f for f in needed if f["param"] not in chain.call_refs[f["target"]]]
-        if named:  # the request spells out a value the server mints anew each time: a stale request
-            self.rejects["the request names a value the server mints"] += 1
-            return None
-        second = replay(self.env, trial)
-        if not second.ok:
-            self.rejects["replay failed"] += 1
-            return None
-        fields, fp = self.env.state.reconcile(snap1, self.env.state.snapshot())
-        meta = {k: v for k, v in task.metadata.items() if k != "flows"}
-        if needed:
-            meta["flows"] = needed
-        if not fields:
-            return _replace(task, metadata=meta), first.fingerprint
-        where = _where(fields)
-        if fp is None:
-            self.rejects[f"replays differ where nothing can be left out ({where})"] += 1
-            return None
-        if self.config.nondeterministic == "refuse":
-            self.rejects[f"replays differ ({where})"] += 1
-            self.refused += 1
-            return None
-        for group, names in fields.items():
-            self.volatile.setdefault(group, set()).update(names)
-        self.marked += 1
-        meta["volatile"] = {g: list(f) for g, f in sorted(fields.items())}
-        return _replace(task, metadata=meta), fp
-
-    def _with_volatile(self, tasks: list[Task]) -> list[Task]:
-        """Every task judged with every part found minted: replayed once more, fingerprinted without them.
-
-        A task kept before the parts were found (a timestamp that happened to fall in the same
-        second as its chain's run) would otherwise be judged on them. Runs only on a server where
-        two replays differed, so a deterministic server pays nothing.
-        """
-        volatile = {g: sorted(f) for g, f in sorted(self.volatile.items())}
-        out = []
-        for task in tasks:
-            result = replay(self.env, task)
-            if not result.ok:  # it replayed before: a server that fails now is refused, not judged
-                self.rejects["replay failed"] += 1
-                continue
-            fp = self.env.state.fingerprint_without(volatile)
-            out.append(_replace(task, expected_fingerprint=fp, metadata={**task.metadata, "volatile": volatile}))
-        return out
 
     def _dialogue_completes(self, task: Task) -> bool:
         """Whether the task's reference dialogue, played against the scripted user, completes it."""
@@ -709,10 +609,10 @@ class _Synthesizer:
             "llm_dropped_edges": getattr(self, "llm_dropped_edges", []),
             "nondeterministic": {
                 "setting": self.config.nondeterministic,
-                "tasks_marked": self.marked,
-                "tasks_refused": self.refused,
-                "volatile": {g: sorted(f) for g, f in sorted(self.volatile.items())},
-                "spec_lines": self.env.state.spec_lines(self.volatile) if self.volatile else [],
+                "tasks_marked": self.prover.marked,
+                "tasks_refused": self.prover.refused,
+                "volatile": {g: sorted(f) for g, f in sorted(self.prover.volatile.items())},
+                "spec_lines": self.env.state.spec_lines(self.prover.volatile) if self.prover.volatile else [],
             },
             "seconds": {"generate": round(gen_time, 2), "replay": round(replay_time, 2)},
             "replay_share": round(replay_time / total, 3) if total else 0.0,
@@ -732,31 +632,6 @@ def _traceable(chain: Chain, instruction: str) -> bool:
         for i, call in enumerate(chain.calls)
         for value in leaves(call["arguments"])
     )
-
-
-def _candidate_flows(chain: Chain) -> list[dict[str, Any]]:
-    """Arguments that an earlier call's output held, as flows (the latest output, first path).
-
-    Only strings of four characters or more: a minted id or token, not a count or a flag that
-    any output might hold by chance.
-    """
-    outputs = [decode(text) for text in chain.outputs]
-    flows = []
-    for target, call in enumerate(chain.calls):
-        for param, value in call["arguments"].items():
-            if not isinstance(value, str) or len(value) < 4:
-                continue
-            for source in range(target - 1, -1, -1):
-                field = next((path for path, leaf in paths(outputs[source]) if leaf == value), None)
-                if field is not None:
-                    flows.append({"source": source, "field": field, "target": target, "param": param})
-                    break
-    return flows
-
-
-def _where(fields: Mapping[str, Sequence[str]]) -> str:
-    """``notes: created_at, id; tags: note_id``."""
-    return "; ".join(f"{group}: {', '.join(names) or '(whole group)'}" for group, names in sorted(fields.items()))
 
 
 def _replace(task: Task, **changes: Any) -> Task:

@@ -1,0 +1,196 @@
+"""Proving a synthesized task: its reference calls replay to the state its own run reached.
+
+A task is kept only when a replay from a fresh reset reproduces it. On a server that mints
+values (a new note's random id, a timestamp) a single replay is not proof: the task is replayed
+twice from fresh copies of its initial state, with every argument an earlier output held carried
+at run time (`gym_mcp.tasks.flows`), and where the two final states differ the differing parts
+are found and either marked volatile or the task refused (`SynthConfig.nondeterministic`).
+A deterministic server pays one replay a task, as before.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
+
+from gym_mcp.env import MCPEnv
+from gym_mcp.playback import replay
+from gym_mcp.synth.chain import Chain
+from gym_mcp.synth.values import decode
+from gym_mcp.tasks import Task
+from gym_mcp.tasks.flows import dig, paths
+
+__all__ = ["Prover", "candidate_flows"]
+
+
+class Prover:
+    """Replays synthesized tasks and keeps those their replays reproduce.
+
+    Attributes:
+        volatile: The parts two replays found minted, by state group (``{"notes": {"id"}}``).
+        marked: Tasks kept with volatile parts left out of their fingerprint.
+        refused: Tasks refused because their replays differed (``nondeterministic="refuse"``).
+    """
+
+    def __init__(
+        self,
+        env: MCPEnv,
+        *,
+        nondeterministic: Literal["volatile", "refuse"],
+        rejects: Counter[str],
+        initial_fingerprint: Callable[[], str],
+        dialogue_completes: Callable[[Task], bool],
+    ) -> None:
+        """Prove tasks on ``env``.
+
+        Args:
+            env: The environment every replay runs in (the synthesizer's own).
+            nondeterministic: What replays that differ make of a task: mark the parts volatile
+                or refuse it.
+            rejects: The synthesizer's rejection counter, by reason; a dropped task counts here.
+            initial_fingerprint: The initial state's fingerprint (an irrelevant task must keep it).
+            dialogue_completes: Whether a task's reference dialogue completes it (tasks with a user).
+        """
+        self.env = env
+        self.nondeterministic = nondeterministic
+        self.rejects = rejects
+        self.fp0 = initial_fingerprint
+        self.dialogue_completes = dialogue_completes
+        self.volatile: dict[str, set[str]] = {}
+        self.marked = 0
+        self.refused = 0
+
+    def finish(self, tasks: list[Task], chains: Sequence[Chain] = ()) -> list[Task]:
+        """Replay each task's reference calls from a fresh reset; keep its final fingerprint.
+
+        A replay that reaches the state the chain's own run reached proves the task (the common
+        case: one replay, as before). One that does not, or fails, is proved twice over
+        (`prove`): a server that mints values shows itself there.
+        """
+        out = []
+        for i, task in enumerate(tasks):
+            result = replay(self.env, task)
+            chain = chains[i] if i < len(chains) else None
+            if chain is not None and not (result.ok and result.fingerprint == chain.fingerprint):
+                proved = self.prove(task, chain)
+                if proved is None:
+                    continue
+                task, fp = proved
+            elif not result.ok:
+                self.rejects["replay failed"] += 1
+                continue
+            else:
+                fp = result.fingerprint
+            if task.variant == "irrelevant" and fp != self.fp0():
+                self.rejects["replay mismatch"] += 1
+                continue
+            task = _replace(task, expected_fingerprint=fp)
+            if task.user is not None and not self.dialogue_completes(task):
+                self.rejects["reference dialogue failed"] += 1
+                continue
+            out.append(task)
+        return out
+
+    def prove(self, task: Task, chain: Chain) -> tuple[Task, str] | None:
+        """Replay a task twice from fresh copies of its initial state, minted values carried.
+
+        Its first replay did not reach the chain's state: either a later call takes a value an
+        earlier call minted (a new note's random id), or the state holds minted values (ids,
+        timestamps), or both. The calls are replayed with every argument that an earlier output
+        held carried from this run's output (`gym_mcp.tasks.flows`), twice; the flows whose value
+        changed are kept in the task. When the two final states differ, the parts they differ in
+        are found (`StateBackend.reconcile`) and, as `SynthConfig.nondeterministic` says, judged
+        as volatile or the task is refused.
+
+        Returns:
+            The task (with its flows and volatile parts) and its expected fingerprint, or None
+            when it is rejected (the reason counted).
+        """
+        flows = candidate_flows(chain)
+        trial = _replace(task, metadata={**task.metadata, "flows": flows}) if flows else task
+        first = replay(self.env, trial)
+        if not first.ok:
+            self.rejects["replay failed"] += 1
+            return None
+        snap1 = self.env.state.snapshot()
+        outputs = [decode(c.output) for c in self.env.episode().calls]
+        needed = [
+            f
+            for f in flows
+            if dig(outputs[f["source"]], f["field"]) != chain.calls[f["target"]]["arguments"][f["param"]]
+        ]
+        named = [f for f in needed if f["param"] not in chain.call_refs[f["target"]]]
+        if named:  # the request spells out a value the server mints anew each time: a stale request
+            self.rejects["the request names a value the server mints"] += 1
+            return None
+        second = replay(self.env, trial)
+        if not second.ok:
+            self.rejects["replay failed"] += 1
+            return None
+        fields, fp = self.env.state.reconcile(snap1, self.env.state.snapshot())
+        meta = {k: v for k, v in task.metadata.items() if k != "flows"}
+        if needed:
+            meta["flows"] = needed
+        if not fields:
+            return _replace(task, metadata=meta), first.fingerprint
+        where = _where(fields)
+        if fp is None:
+            self.rejects[f"replays differ where nothing can be left out ({where})"] += 1
+            return None
+        if self.nondeterministic == "refuse":
+            self.rejects[f"replays differ ({where})"] += 1
+            self.refused += 1
+            return None
+        for group, names in fields.items():
+            self.volatile.setdefault(group, set()).update(names)
+        self.marked += 1
+        meta["volatile"] = {g: list(f) for g, f in sorted(fields.items())}
+        return _replace(task, metadata=meta), fp
+
+    def with_volatile(self, tasks: list[Task]) -> list[Task]:
+        """Every task judged with every part found minted: replayed once more, fingerprinted without them.
+
+        A task kept before the parts were found (a timestamp that happened to fall in the same
+        second as its chain's run) would otherwise be judged on them. Runs only on a server where
+        two replays differed, so a deterministic server pays nothing.
+        """
+        volatile = {g: sorted(f) for g, f in sorted(self.volatile.items())}
+        out = []
+        for task in tasks:
+            result = replay(self.env, task)
+            if not result.ok:  # it replayed before: a server that fails now is refused, not judged
+                self.rejects["replay failed"] += 1
+                continue
+            fp = self.env.state.fingerprint_without(volatile)
+            out.append(_replace(task, expected_fingerprint=fp, metadata={**task.metadata, "volatile": volatile}))
+        return out
+
+
+def candidate_flows(chain: Chain) -> list[dict[str, Any]]:
+    """Arguments that an earlier call's output held, as flows (the latest output, first path).
+
+    Only strings of four characters or more: a minted id or token, not a count or a flag that
+    any output might hold by chance.
+    """
+    outputs = [decode(text) for text in chain.outputs]
+    flows = []
+    for target, call in enumerate(chain.calls):
+        for param, value in call["arguments"].items():
+            if not isinstance(value, str) or len(value) < 4:
+                continue
+            for source in range(target - 1, -1, -1):
+                field = next((path for path, leaf in paths(outputs[source]) if leaf == value), None)
+                if field is not None:
+                    flows.append({"source": source, "field": field, "target": target, "param": param})
+                    break
+    return flows
+
+
+def _where(fields: Mapping[str, Sequence[str]]) -> str:
+    """``notes: created_at, id; tags: note_id``."""
+    return "; ".join(f"{group}: {', '.join(names) or '(whole group)'}" for group, names in sorted(fields.items()))
+
+
+def _replace(task: Task, **changes: Any) -> Task:
+    return Task.from_dict({**task.to_dict(), **changes})
