@@ -118,6 +118,18 @@ def test_a_minted_id_from_the_synthesis_run_is_not_what_replay_passes(
         env.close()
 
 
+def test_a_request_never_spells_out_a_value_the_server_mints_anew(
+    synthesized: tuple[list[Task], dict, str],
+) -> None:
+    """A minted id that the request names (not "that note") would be stale at every replay: refused."""
+    tasks, stats, _ = synthesized
+    assert stats["rejections"].get("the request names a value the server mints", 0) >= 1
+    for task in tasks:
+        for flow in task.metadata.get("flows", []):
+            minted = task.reference_calls[flow["target"]]["arguments"][flow["param"]]
+            assert str(minted) not in task.instruction, (task.id, task.instruction)
+
+
 def test_refuse_setting_refuses_the_tasks_with_the_reason(notes_spec: Path) -> None:
     with pytest.raises(SynthError, match=r"replays differ \(notes: "):
         synthesize(
