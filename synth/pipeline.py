@@ -43,6 +43,7 @@ from gym_mcp.synth.dialogue import dialogue, hide_param, scenario
 from gym_mcp.synth.graph import EntityPools, ToolGraph, ToolSpec, cache_dir, kit_tools, schema_hash, shape, tool_specs
 from gym_mcp.synth.hints import apply_hints, check_hints
 from gym_mcp.synth.infer import infer_specs, state_tables
+from gym_mcp.synth.labels import ToolLabeler
 from gym_mcp.synth.llm import ChatEndpoint
 from gym_mcp.synth.proving import Prover
 from gym_mcp.synth.render import Said, format_value, is_anchored, is_traceable, noun, render, render_chain
@@ -94,6 +95,7 @@ class _Synthesizer:
         rename_tools: Mapping[str, str] | None = None,
         tool_hints: Mapping[str, Mapping[str, Any]] | None = None,
         where: str = "spec",
+        labeler: ToolLabeler | None = None,
     ) -> None:
         self.server = server
         self.llm = llm
@@ -121,6 +123,14 @@ class _Synthesizer:
         # Tools without gym_mcp/* metadata (any third-party server's): inferred by rules, then
         # the spec file's hints laid over, checked against the live tools first.
         self.specs, self.skipped = infer_specs(tools, tool_specs(tools, parts=parts), self.pools)
+        # With an LLM (``--llm``), its labels next (asked once, kept in a labels file).
+        self.labelled: list[str] = []
+        self.labeler = labeler
+        if labeler is not None:
+            columns = {name: list(values) for name, values in self.pools.columns.items()}
+            labels = labeler.label(tools, self.specs, columns)
+            self.specs = apply_hints(self.specs, labels)
+            self.labelled = sorted(labels)
         if tool_hints:
             server_name = {agent: name for name, agent in self.rename_tools.items()}
             schemas = {
@@ -133,6 +143,7 @@ class _Synthesizer:
                     )
             check_hints(tool_hints, schemas, where)
             self.specs = apply_hints(self.specs, tool_hints, self.rename_tools)
+        if tool_hints or self.labelled:
             self.skipped = {
                 k: v for k, v in self.skipped.items() if not any(s.name == k and s.intent for s in self.specs)
             }
@@ -596,6 +607,7 @@ class _Synthesizer:
                 {
                     "inferred_tools": sorted(s.name for s in self.specs if s.inferred and s.intent),
                     "skipped_tools": dict(sorted(self.skipped.items())),
+                    **({"llm_labelled_tools": self.labelled} if self.labeler is not None else {}),
                 }
                 if any(s.inferred for s in self.specs)
                 else {}
@@ -646,6 +658,7 @@ def synthesize(
     llm: ChatEndpoint | None = None,
     hide_tools: Iterable[str] = (),
     rename_tools: Mapping[str, str] | None = None,
+    labeler: ToolLabeler | None = None,
 ) -> SynthResult:
     """Synthesize replay-verified tasks for a server.
 
@@ -667,6 +680,9 @@ def synthesize(
         hide_tools: Tools the agent never sees nor can call (server names; added to a spec's),
             as `MCPEnv`'s keyword of the same name.
         rename_tools: ``{server name: name the agent sees}`` (over a spec's), as `MCPEnv`'s.
+        labeler: An LLM that labels the tools without ``gym_mcp/*`` metadata (kinds, templates,
+            pools) over the rules' guesses, through its labels file (`gym_mcp.synth.labels`);
+            a spec file's hints still come last.
 
     Returns:
         The tasks and their statistics.
@@ -674,7 +690,9 @@ def synthesize(
     Raises:
         SynthError: The server has no write tools (that the agent sees), its seed state no
             entities, or too few chains survive.
-        ConfigError: A bad spec file, or a hidden or renamed tool the server does not list.
+        ConfigError: A bad spec file, a hidden or renamed tool the server does not list, or
+            labels from the ``labeler`` that are no hints (one line each).
+        EndpointError: The ``labeler``'s endpoint is down or answers with an error.
     """
     config = config or SynthConfig()
     hide = list(hide_tools)
@@ -693,7 +711,16 @@ def synthesize(
     hints = dict(spec.tool_hints) if isinstance(spec, ServerSpec) else {}
     where = f"{spec.source_file or 'spec'} (server {spec.name!r})" if isinstance(spec, ServerSpec) else name
     synth = _Synthesizer(
-        name, source, config, progress, llm, hide_tools=hide, rename_tools=rename, tool_hints=hints, where=where
+        name,
+        source,
+        config,
+        progress,
+        llm,
+        hide_tools=hide,
+        rename_tools=rename,
+        tool_hints=hints,
+        where=where,
+        labeler=labeler,
     )
     try:
         return synth.run()

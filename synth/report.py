@@ -170,6 +170,17 @@ def _tool_rule_lines(stats: Mapping[str, Any]) -> list[str]:
     return [f"tools as the agent sees them: {'; '.join(rules)}"] if rules else []
 
 
+def _inference_lines(stats: Mapping[str, Any]) -> list[str]:
+    """Which tools without ``gym_mcp/*`` metadata were inferred, labelled by the LLM, or skipped, and why."""
+    if "inferred_tools" not in stats:
+        return []
+    lines = [f"tools inferred (no gym_mcp metadata): {', '.join(stats['inferred_tools']) or 'none'}"]
+    if "llm_labelled_tools" in stats:
+        lines.append(f"tools labelled by the LLM (--llm): {', '.join(stats['llm_labelled_tools']) or 'none'}")
+    lines += [f"tool skipped: {tool}: {why}" for tool, why in stats["skipped_tools"].items()]
+    return lines
+
+
 def report_text(stats: dict[str, Any]) -> str:
     """A plain-text report of a synthesis run."""
     lines = [
@@ -179,6 +190,7 @@ def report_text(stats: dict[str, Any]) -> str:
         f"tool coverage: {stats['tool_coverage']:.1%} of {stats['tools_total']} tools"
         + (f" (unused: {', '.join(stats['tools_unused'])})" if stats["tools_unused"] else ""),
         *_tool_rule_lines(stats),
+        *_inference_lines(stats),
         f"by chain length: {stats['by_length']}",
         f"by variant: {stats['by_variant']}",
         f"by difficulty: {stats['by_difficulty']}",

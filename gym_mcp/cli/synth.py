@@ -47,8 +47,15 @@ def register(sub: Any) -> None:
         help="dialogue tasks for a simulated user: missing values, staged requests, changes of mind, confirmations",
     )
     synth.add_argument("--quiet", action="store_true", help="no progress bar")
+    synth.add_argument(
+        "--llm",
+        metavar="URL",
+        help="optional OpenAI-compatible endpoint (…/v1) that labels the tools without gym_mcp metadata (kinds, "
+        "request templates, pools) over the rules' guesses; its answers are kept in a labels file beside the spec "
+        "(server.labels.json), so a rerun asks it nothing",
+    )
     synth.add_argument("--llm-url", help="optional OpenAI-compatible endpoint (…/v1) that paraphrases instructions")
-    synth.add_argument("--llm-model", default="default", help="model name for --llm-url")
+    synth.add_argument("--llm-model", default="default", help="model name for --llm and --llm-url")
     synth.set_defaults(run=_synth)
 
 
@@ -57,6 +64,8 @@ def _synth(args: argparse.Namespace) -> int:
     from gym_mcp.live.sources import bundled_source
     from gym_mcp.progress import progress_bar
     from gym_mcp.specs import ServerSpec, load_spec
+    from gym_mcp.synth.graph import cache_dir
+    from gym_mcp.synth.labels import ToolLabeler, labels_file
     from gym_mcp.synth.llm import ChatEndpoint
     from gym_mcp.synth.pipeline import SynthConfig, synthesize, write_outputs
     from gym_mcp.synth.report import tool_error_lines
@@ -77,8 +86,16 @@ def _synth(args: argparse.Namespace) -> int:
     rules = _tool_rules(target) if isinstance(target, ServerSpec) else ""
     print(f"synthesizing {args.n} tasks for {target.name} (seed {args.seed}{rules})", file=sys.stderr, flush=True)
     llm = ChatEndpoint(args.llm_url, args.llm_model) if args.llm_url else None
+    labeler = None
+    if args.llm:
+        spec_file = target.source_file if isinstance(target, ServerSpec) else None
+        path = labels_file(spec_file, target.name, cache_dir().parent)
+        labeler = ToolLabeler(ChatEndpoint(args.llm, args.llm_model), path)
     progress = None if args.quiet else progress_bar("synthesizing", "tasks")
-    result = synthesize(target, config, progress=progress, llm=llm)
+    result = synthesize(target, config, progress=progress, llm=llm, labeler=labeler)
+    if labeler is not None:
+        asked = f"{len(labeler.asked)} asked of the LLM" if labeler.asked else "all from the file"
+        print(f"tool labels: {labeler.path} ({asked})", file=sys.stderr)
     files = write_outputs(result, args.output)
     stats = result.stats
     print(
