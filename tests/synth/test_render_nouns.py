@@ -1,22 +1,14 @@
-"""A reference ("that account number") replaces the template's noun before it, never repeats it."""
+"""A reference ("that account number") replaces the template's noun before it, never repeats it.
+
+The same rule over every bundled server's synthesized requests is checked beside the reference
+rule (`tests/synth/test_render_references.py`), which reads the same batches.
+"""
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import pytest
 
-from gym_mcp.servers import BUNDLED
 from gym_mcp.synth.render import render
-from tests.synth.conftest import Seed0
-
-DOUBLED = re.compile(r"\b(\w+) that \1\b")  # "account that account number", "passport that passport"
-
-
-@pytest.fixture(autouse=True)
-def _isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GYM_MCP_HOME", str(tmp_path / "home"))
 
 
 @pytest.mark.parametrize(
@@ -64,11 +56,3 @@ def test_a_reference_takes_the_place_of_the_noun_before_it(
     template: str, arguments: dict[str, object], refs: dict[str, str], expected: str
 ) -> None:
     assert render(template, arguments, refs) == expected
-
-
-@pytest.mark.parametrize("server", sorted(BUNDLED))
-def test_no_synthesized_instruction_repeats_a_noun_around_that(server: str, seed0_tasks: Seed0) -> None:
-    tasks = seed0_tasks(server, 30)
-    assert len(tasks) == 30
-    doubled = {t.id: t.instruction for t in tasks if DOUBLED.search(t.instruction)}
-    assert not doubled

@@ -29,7 +29,7 @@ from gym_mcp.synth.values import decode, leaves
 from gym_mcp.tasks import Task
 from tests.synth.conftest import Seed0
 
-N = 30  # tasks a server: the batches the noun check reads too (`seed0_tasks`), made once
+N = 30  # tasks a server: the batches both checks below read (`seed0_tasks`), made once in this file
 
 
 @pytest.fixture(autouse=True)
@@ -136,6 +136,18 @@ def _fitting(
 def test_every_reference_has_exactly_one_fitting_mention(server: str, seed0_tasks: Seed0) -> None:
     problems, _ = reference_problems(server, seed0_tasks(server, N))
     assert not problems, "\n".join(problems)
+
+
+DOUBLED = re.compile(r"\b(\w+) that \1\b")  # "account that account number", "passport that passport"
+
+
+@pytest.mark.parametrize("server", sorted(BUNDLED))
+def test_no_synthesized_instruction_repeats_a_noun_around_that(server: str, seed0_tasks: Seed0) -> None:
+    """A reference replaces the template's noun, never repeats it (`tests/synth/test_render_nouns.py`)."""
+    tasks = seed0_tasks(server, N)
+    assert len(tasks) == N
+    doubled = {t.id: t.instruction for t in tasks if DOUBLED.search(t.instruction)}
+    assert not doubled
 
 
 @pytest.mark.parametrize("server", ["banking", "shop_bank"])
