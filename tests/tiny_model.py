@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 CORPUS = [
     '<tool_call>{"name": "get_balance", "arguments": {"account_id": "ACC-1001"}}</tool_call>',
@@ -57,22 +58,44 @@ def build_tiny_model(folder: Path, *, seed: int = 0, chat_template: str | None =
 
 
 def teach(folder: Path, prompt: str, target: str, *, steps: int = 200, lr: float = 3e-3) -> None:
-    """Overfit the tiny model until greedy decoding of ``prompt`` gives ``target`` (a real training loop)."""
+    """Overfit the tiny model until greedy decoding of ``prompt`` gives ``target`` (a real training loop).
+
+    Training stops early, checked every 10 steps, once greedy decoding gives ``target`` and its
+    end-of-text token and the loss is below 0.05 (a margin over the first step that gets it right,
+    so that sampling at a temperature gives it too): about 120 steps on a 2,000-token prompt
+    instead of all of ``steps`` (the most it trains).
+    """
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
     model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True)
     ids = tokenizer(prompt + target + tokenizer.eos_token, return_tensors="pt")["input_ids"]
-    n_prompt = len(tokenizer(prompt)["input_ids"])
+    prompt_ids = tokenizer(prompt, return_tensors="pt")["input_ids"]
+    n_prompt = prompt_ids.shape[1]
     labels = ids.clone()
     labels[:, :n_prompt] = -100  # loss on the answer only
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
     model.train()
     torch.manual_seed(0)
-    for _ in range(steps):
+    for step in range(1, steps + 1):
         loss = model(input_ids=ids, labels=labels).loss
         loss.backward()
         optimizer.step()
         optimizer.zero_grad()
+        if step % 10 == 0 and loss.item() < 0.05:
+            said = _greedy(model, tokenizer, prompt_ids, ids.shape[1] - n_prompt + 2)
+            if said.startswith(target + tokenizer.eos_token):
+                break
     model.save_pretrained(folder)
+
+
+def _greedy(model: Any, tokenizer: Any, prompt_ids: Any, new_tokens: int) -> str:
+    """What greedy decoding of the prompt gives, special tokens kept."""
+    import torch
+
+    model.eval()
+    with torch.no_grad():
+        out = model.generate(prompt_ids, max_new_tokens=new_tokens, do_sample=False)
+    model.train()
+    return str(tokenizer.decode(out[0, prompt_ids.shape[1] :], skip_special_tokens=False))
