@@ -676,6 +676,10 @@ def synthesize(
     )
     try:
         result = synth.run()
+    except SynthError as exc:
+        if checked is not None and checked.differing:  # the likely cause: replays start from what memory kept
+            raise SynthError(f"{exc}; {checked.message()}") from exc
+        raise
     finally:
         synth.close()
     if checked is not None:
