@@ -10,7 +10,10 @@ in interleaved rounds:
 - respawning the stdio server on that file: ``LiveConnection.restart()`` (stop the old process,
   start a new one, MCP handshake), and ``start()`` of a fresh `LiveConnection` as a split;
 - a full ``env.reset()`` of ``gym.make("gym_mcp/Banking-v0")`` with a warm server, in-process
-  and over stdio, with its restore and fingerprint parts.
+  and over stdio, with its restore and fingerprint parts;
+- the cost of a spec's ``restart_on_reset = true``: ``env.reset()`` of two
+  ``gym_mcp/External-v0`` envs over the same stdio server on the seed-0 database, one with
+  ``restart_on_reset=True`` (a new process at every reset), one warm; reported as a ratio.
 
 Targets: restore median < 2 ms, and respawn / restore >= 500x (file restore, the state a
 respawned stdio server would be started on).
@@ -60,6 +63,8 @@ RESTORE_TUNED = "what-if: file restore, synchronous=OFF + journal_mode=MEMORY"
 RESPAWN = "LiveConnection.restart(), stdio (respawn)"
 COLD_START = "LiveConnection.start(), new stdio server"
 FINGERPRINT = "SQLiteState.fingerprint() of this state"
+RESET_RESTART = "env.reset(), restart_on_reset=True (stdio, seed-0 db)"
+RESET_WARM = "env.reset(), warm server (stdio, seed-0 db)"
 
 
 def build_large_db(path: Path, min_rows: int) -> dict[str, int]:
@@ -168,10 +173,26 @@ def main(argv: list[str] | None = None) -> int:
             env.reset(seed=0)  # warm: the server is up and the seed snapshot is built
             envs[transport] = env
         seed_snapshot = BundledSource("banking").initial_snapshot(0)
+        seed_db = SQLiteState(workdir / "seed.db", volatile=volatile)
+        seed_db.restore(seed_snapshot)
+        seed_db.close()
+        restarting: dict[str, Any] = {}
+        for restart in (True, False):
+            env = gym.make(
+                "gym_mcp/External-v0",
+                name="banking",
+                command=[sys.executable, "-m", SERVER_MODULE, "--db", "sqlite:///{state}"],
+                state=SQLiteState(workdir / "seed.db", volatile=volatile),
+                restart_on_reset=restart,
+            )
+            to_close.append(env.close)
+            env.reset()
+            restarting[RESET_RESTART if restart else RESET_WARM] = env
 
         samples: dict[str, list[float]] = {
             k: [] for k in (RESTORE_FILE, RESTORE_MEM, RESTORE_TUNED, RESPAWN, COLD_START, FINGERPRINT)
         }
+        restart_samples: dict[str, list[float]] = {k: [] for k in restarting}
         reset_samples: dict[str, dict[str, list[float]]] = {
             t: {"env.reset": [], "restore": [], "fingerprint": []} for t in envs
         }
@@ -188,7 +209,11 @@ def main(argv: list[str] | None = None) -> int:
                 got["env.reset"] += timed(env.reset, resets)
                 got["restore"] += timed(functools.partial(state.restore, seed_snapshot), resets)
                 got["fingerprint"] += timed(state.fingerprint, resets)
+            for label, env in restarting.items():  # one restart per round: it costs a server start
+                restart_samples[label] += timed(env.reset, 1 if label == RESET_RESTART else resets)
             print(f"  round {r + 1}/{repeats} done", file=sys.stderr, flush=True)
+        if restarting[RESET_RESTART].unwrapped.counters["restarts_on_reset"] != 1:
+            raise RuntimeError("the restart_on_reset env did not restart its server at reset")
 
         # Sanity: the respawned server serves the restored state, and the restore is exact.
         check = run_sync(live.call_tool("get_balance", {"account_id": "ACC-1001"}))
@@ -198,6 +223,7 @@ def main(argv: list[str] | None = None) -> int:
             raise RuntimeError("the file restore is not exact")
         rows_total = sum(counts.values())
         results = report(counts, len(snapshot), samples, reset_samples, repeats)
+        results.update(report_restart(restart_samples))
     finally:
         for close in reversed(to_close):
             with contextlib.suppress(Exception):
@@ -315,6 +341,21 @@ def report(
         "respawn_over_restore_file": respawn_ms / file_ms,
         "respawn_over_restore_memory": respawn_ms / mem_ms,
     }
+
+
+def report_restart(samples: dict[str, list[float]]) -> dict[str, Any]:
+    """Print what ``restart_on_reset`` costs a reset, and return it (a ratio of medians, same run)."""
+    stats = {k: summarize(v) for k, v in samples.items()}
+    ratio = stats[RESET_RESTART]["median_ms"] / stats[RESET_WARM]["median_ms"]
+    print()
+    print(
+        table(
+            ["measurement (ms)", "median", "p10", "p90", "n"],
+            [[k, s["median_ms"], s["p10_ms"], s["p90_ms"], int(s["n"])] for k, s in stats.items()],
+            title=f"What restart_on_reset costs a reset: {ratio:.0f}x a warm reset (medians)",
+        )
+    )
+    return {"restart_on_reset_ms": stats, "restart_on_reset_over_warm_reset": ratio}
 
 
 if __name__ == "__main__":

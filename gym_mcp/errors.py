@@ -24,7 +24,8 @@ Warnings (``warnings.warn``; a test or a strict run can turn them into errors wi
 ``warnings.simplefilter("error", GymMCPWarning)``)::
 
     GymMCPWarning(UserWarning)
-    └── NondeterministicTaskWarning  a task's reference calls reached two different states
+    ├── NondeterministicTaskWarning  a task's reference calls reached two different states
+    └── InMemoryStateWarning         a server remembers, after a reset, what a write did
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ __all__ = [
     "EndpointError",
     "GymMCPError",
     "GymMCPWarning",
+    "InMemoryStateWarning",
     "NondeterministicTaskWarning",
     "ServerCrashedError",
     "ServerError",
@@ -124,4 +126,14 @@ class NondeterministicTaskWarning(GymMCPWarning):
     declare volatile. The message names the task and where the two states differ, and the
     ``volatile = {...}`` (or ``volatile_keys``, ``ignore``) entry that declares it; the episode
     is judged with those parts left out.
+    """
+
+
+class InMemoryStateWarning(GymMCPWarning):
+    """A server keeps state in its memory, beside the state its spec declares.
+
+    After a write and a reset (the declared state restored, the process kept warm), some read
+    tools answer differently than on a fresh start: the server remembers what the reset should
+    have undone. The message names those tools and says to set ``restart_on_reset = true`` in
+    the server's spec (a new process at every reset). See `gym_mcp.synth.statecheck`.
     """

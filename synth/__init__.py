@@ -12,5 +12,6 @@ Command line: ``gym-mcp synth banking -n 500 -o banking.jsonl``.
 """
 
 from gym_mcp.synth.pipeline import SynthConfig, SynthError, SynthResult, synthesize, write_outputs
+from gym_mcp.synth.statecheck import ResetCheck, check_reset
 
-__all__ = ["SynthConfig", "SynthError", "SynthResult", "synthesize", "write_outputs"]
+__all__ = ["ResetCheck", "SynthConfig", "SynthError", "SynthResult", "check_reset", "synthesize", "write_outputs"]

@@ -22,7 +22,6 @@ import json
 import os
 import random
 import sys
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -32,22 +31,23 @@ from typing import Any
 from gym_mcp.actions.schema import openai_tools
 from gym_mcp.env import MCPEnv
 from gym_mcp.errors import ConfigError, SynthError
-from gym_mcp.live import BundledSource, ComposedSource, CompositionSource, ServerSource, bundled_source, spec_source
+from gym_mcp.live import ComposedSource, CompositionSource, ExternalSource, ServerSource, bundled_source, spec_source
 from gym_mcp.playback import replay
 from gym_mcp.specs import ServerSpec, is_spec_file, load_spec
-from gym_mcp.state import CompositeState, DirectoryState, Snapshot
 from gym_mcp.synth.arguments import ArgumentFiller
 from gym_mcp.synth.chain import Chain
 from gym_mcp.synth.config import IRRELEVANT_REQUESTS, SynthConfig, SynthResult
 from gym_mcp.synth.dialogue import dialogue, hide_param, scenario
-from gym_mcp.synth.graph import EntityPools, ToolGraph, ToolSpec, cache_dir, kit_tools, schema_hash, shape, tool_specs
+from gym_mcp.synth.graph import ToolGraph, ToolSpec, cache_dir, kit_tools, schema_hash, shape, tool_specs
 from gym_mcp.synth.hints import apply_hints, check_hints
-from gym_mcp.synth.infer import infer_specs, state_tables
+from gym_mcp.synth.infer import infer_specs
 from gym_mcp.synth.labels import ToolLabeler
 from gym_mcp.synth.llm import ChatEndpoint
+from gym_mcp.synth.pools import entity_pools
 from gym_mcp.synth.proving import Prover
 from gym_mcp.synth.render import Said, format_value, is_anchored, is_traceable, noun, render, render_chain
 from gym_mcp.synth.report import error_cause, nondeterminism_lines, tool_error_causes
+from gym_mcp.synth.statecheck import check_reset
 from gym_mcp.synth.values import decode, jaccard, leaves
 from gym_mcp.tasks import DIALOGUE_KINDS, Task, UserScenario, save_tasks
 from gym_mcp.tasks.flows import dig
@@ -56,30 +56,6 @@ __all__ = ["SynthConfig", "SynthError", "SynthResult", "synthesize"]
 
 
 ProgressFn = Callable[[int, int], None]
-
-
-def _entity_pools(source: ServerSource, snapshot: Snapshot) -> EntityPools:
-    """The entities arguments are drawn from: a database's tables, or a folder server's own view of its tree.
-
-    A composed environment's pools are its parts' pools, each under its part's name.
-    """
-    from gym_mcp.servers import DirectoryKit
-
-    if isinstance(source, ComposedSource):
-        parts = CompositeState.unpack(snapshot)
-        return EntityPools.of_parts({name: _entity_pools(src, parts[name]) for name, src in source.parts.items()})
-    if snapshot.kind == "directory":
-        with tempfile.TemporaryDirectory(prefix="gym-mcp-synth-") as tmp:
-            root = Path(tmp) / "root"
-            root.mkdir()
-            state = DirectoryState(root)
-            state.restore(snapshot)
-            if isinstance(source, BundledSource) and isinstance(source.kit, DirectoryKit):
-                return EntityPools(source.kit.entities(root))
-            return EntityPools(state_tables("directory", root=root))  # any folder: its files and records
-    if snapshot.kind == "json":
-        return EntityPools(state_tables("json", data=snapshot.data))
-    return EntityPools.from_sqlite(snapshot.data if snapshot.kind == "sqlite" else None)
 
 
 class _Synthesizer:
@@ -118,7 +94,7 @@ class _Synthesizer:
         # every name the server lists (hidden and renamed ones too): never a distractor's name
         self.server_tools = set(self.env.server_tool_names)
         snapshot = source.initial_snapshot(config.data_seed)
-        self.pools = _entity_pools(source, snapshot)
+        self.pools = entity_pools(source, snapshot)
         tools = list(self.env.mcp_tools.values())
         # Tools without gym_mcp/* metadata (any third-party server's): inferred by rules, then
         # the spec file's hints laid over, checked against the live tools first.
@@ -710,6 +686,9 @@ def synthesize(
     name = spec if isinstance(spec, str) else source.name
     hints = dict(spec.tool_hints) if isinstance(spec, ServerSpec) else {}
     where = f"{spec.source_file or 'spec'} (server {spec.name!r})" if isinstance(spec, ServerSpec) else name
+    # Before anything else runs on it: does a reset really reset it? (A server that keeps state
+    # in memory would make replays disagree for reasons no spec line can fix; warned here.)
+    checked = check_reset(source, hide_tools=hide, rename_tools=rename) if _own_state(source) else None
     synth = _Synthesizer(
         name,
         source,
@@ -723,9 +702,29 @@ def synthesize(
         labeler=labeler,
     )
     try:
-        return synth.run()
+        result = synth.run()
+    except SynthError as exc:
+        if checked is not None and checked.differing:  # the likely cause: replays start from what memory kept
+            raise SynthError(f"{exc}; {checked.message()}") from exc
+        raise
     finally:
         synth.close()
+    if checked is not None:
+        result.stats["reset_check"] = checked.to_dict()
+    return result
+
+
+def _own_state(source: ServerSource) -> bool:
+    """Whether the reset check runs on ``source``: a third-party server on a copy of its own.
+
+    Bundled servers keep their state in the database the kit gives them; a server someone else
+    runs (a url, no command) has no copy a write may go to.
+    """
+    if isinstance(source, ComposedSource):
+        return any(_own_state(part) for part in source.parts.values()) and not any(
+            isinstance(part, ExternalSource) and part.shared for part in source.parts.values()
+        )
+    return isinstance(source, ExternalSource) and not source.shared
 
 
 def write_outputs(result: SynthResult, out: str | os.PathLike[str]) -> list[Path]:

@@ -14,6 +14,7 @@ __all__ = [
     "error_cause",
     "nondeterminism_lines",
     "report_text",
+    "reset_check_lines",
     "tool_error_causes",
     "tool_error_lines",
     "write_plot",
@@ -160,6 +161,20 @@ def nondeterminism_lines(stats: Mapping[str, Any]) -> list[str]:
     return []
 
 
+def reset_check_lines(stats: Mapping[str, Any]) -> list[str]:
+    """What the reset check found (`gym_mcp.synth.statecheck`); no lines when it did not run (bundled servers).
+
+    Args:
+        stats: A synthesis run's statistics (`SynthResult.stats`).
+
+    Returns:
+        One line: the reads that answered differently after a write and a reset than on a
+        fresh start (and to set ``restart_on_reset = true``), or that the reset was checked.
+    """
+    found = stats.get("reset_check")
+    return [f"reset check: {found['message']}"] if found else []
+
+
 def _tool_rule_lines(stats: Mapping[str, Any]) -> list[str]:
     """The line naming the tools hidden from the agent and renamed for it (none without rules)."""
     hidden = stats.get("hidden_tools") or []
@@ -201,6 +216,7 @@ def report_text(stats: dict[str, Any]) -> str:
         f"calls repaired from the id an error message named: {stats['repaired_from_error_messages']}",
         f"instructions paraphrased by the LLM: {stats.get('paraphrased', 0)}",
         *nondeterminism_lines(stats),
+        *reset_check_lines(stats),
         f"time: {stats['seconds']['generate']}s generating, {stats['seconds']['replay']}s replay-verifying "
         f"({stats['replay_share']:.0%} of the run); {stats['verified_tasks_per_minute']} verified tasks/minute",
         "tool use:",

@@ -1,10 +1,11 @@
-"""``gym-mcp envs add|list|remove``: environments over third-party servers, from spec files."""
+"""``gym-mcp envs add|check|list|remove``: environments over third-party servers, from spec files."""
 
 from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+import sys
+from typing import Any, Literal
 
 from gym_mcp.cli.args import Parser
 from gym_mcp.errors import ConfigError
@@ -21,6 +22,13 @@ def register(sub: Any) -> None:
     add.add_argument("spec", help="a .toml, .json or .yaml server spec")
     add.add_argument("--force", action="store_true", help="replace a saved spec of the same name")
     add.set_defaults(run=_add)
+    check = envs_sub.add_parser(
+        "check",
+        help="check that a reset really resets the server: one write on a copy of its state, a reset, and its "
+        "read tools compared with a fresh start (status 1 when it keeps state in memory)",
+    )
+    check.add_argument("spec", help="a .toml, .json or .yaml server spec")
+    check.set_defaults(run=_check)
     envs_sub.add_parser("list", help="saved specs and their environment ids").set_defaults(run=_list)
     remove = envs_sub.add_parser("remove", help="forget a saved spec")
     remove.add_argument("name", help="server name of the saved spec")
@@ -68,6 +76,38 @@ def _add(args: argparse.Namespace) -> int:
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(spec.to_dict(), indent=2) + "\n")
     print(f"saved {spec.name}: {len(tools)} tools; gym.make({env_name(spec.name)!r}) after `import gym_mcp`")
+    if spec.state_kind != "none" and spec.command:  # a write on a copy of the declared state only
+        _report_check(spec, on_failure="warn")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from gym_mcp.specs import load_spec
+
+    return _report_check(load_spec(args.spec), on_failure="status")
+
+
+def _report_check(spec: ServerSpec, *, on_failure: Literal["status", "warn"]) -> int:
+    """Run the reset check on ``spec`` and say what it found.
+
+    Args:
+        spec: The spec.
+        on_failure: ``"status"``: print the finding and return 1 (``envs check``); ``"warn"``:
+            emit the `InMemoryStateWarning` and return 0 (``envs add``: the spec is saved anyway).
+
+    Returns:
+        The exit status.
+    """
+    from gym_mcp.synth.statecheck import check_reset
+
+    found = check_reset(spec, warn=on_failure == "warn")
+    if found.differing and on_failure == "status":
+        print(f"gym-mcp: {found.message()}", file=sys.stderr)
+        return 1
+    if not found.differing:
+        print(found.message())
+        for tool, why in sorted(found.skipped.items()):
+            print(f"  not compared: {tool}: {why}")
     return 0
 
 

@@ -34,6 +34,7 @@ def make_external_env(
     headers: Mapping[str, str] | None = None,
     sandbox: str | None = None,
     network: bool | None = None,
+    restart_on_reset: bool | None = None,
     hide_tools: list[str] | tuple[str, ...] = (),
     rename_tools: Mapping[str, str] | None = None,
     **env_kwargs: Any,
@@ -69,6 +70,8 @@ def make_external_env(
         sandbox: ``"bwrap"`` runs the server in a bubblewrap sandbox (only its state copy
             writable, no network unless ``network``); ``"none"`` (the default) runs it as it is.
         network: In the sandbox, keep the network (an HTTP server always keeps it).
+        restart_on_reset: Start the server process anew at every reset, after its state is
+            restored: for a server that keeps state in its memory (costs a server start per reset).
         hide_tools: Tools the agent must not see (added to the spec's).
         rename_tools: ``{server name: agent name}`` (over the spec's).
         **env_kwargs: `MCPEnv` options: ``tasks``, ``max_steps``, ``reward``, ``call_timeout``, ...
@@ -92,7 +95,10 @@ def make_external_env(
         "headers": headers,
         "sandbox": sandbox,
         "network": network,
+        "restart_on_reset": restart_on_reset,
     }
+    if restart_on_reset is not None and not isinstance(restart_on_reset, bool):
+        raise ConfigError(f"External-v0: restart_on_reset= must be True or False, got {restart_on_reset!r}")
     settings = {key: value for key, value in launch.items() if value is not None}
     hide = list(hide_tools)
     rename = dict(rename_tools or {})
@@ -127,6 +133,7 @@ def make_external_env(
             headers=headers,
             sandbox="none" if sandbox is None else sandbox,
             network=bool(network),
+            restart_on_reset=bool(restart_on_reset),
         )
     return MCPEnv(source, hide_tools=hide, rename_tools=rename, **env_kwargs)
 

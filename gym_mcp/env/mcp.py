@@ -126,6 +126,9 @@ class AsyncMCPEnv(EpisodeCore):
 
     def _start(self, task: Task) -> None:
         self._new_episode()
+        # 1 when this episode's reset started the server anew (a spec's restart_on_reset); crash
+        # restarts are counted apart, in server_restarts
+        self.counters["restarts_on_reset"] = 0
         self.task = task
         self.messages.append({"role": "user", "content": self._opening(task)})
         self.initial_fingerprint = ""
@@ -194,7 +197,10 @@ class AsyncMCPEnv(EpisodeCore):
         self._check_reference(task, live)
         await self._check_server()  # a server that died between episodes is restarted here
         initial = self.source.initial_snapshot(task.data_seed)
-        live.state.restore(initial)
+        # A server that keeps state in memory (restart_on_reset) is stopped, its state restored,
+        # and started anew on it; any other only has its state restored, warm.
+        if await live.relaunch(lambda: live.state.restore(initial)):
+            self.counters["restarts_on_reset"] += 1
         self.initial_fingerprint = live.state.fingerprint_of(initial)  # cached: restores are exact
         opening = self._opening(task)
         if self.call_hook is not None:  # the hook shows its own instruction; the conversation records it
@@ -388,9 +394,11 @@ class AsyncMCPEnv(EpisodeCore):
 
     async def restore(self, snap: MCPEpisodeSnapshot) -> None:
         """Continue from a snapshot (taken in this or another env of the same server)."""
-        await self._ensure_live()
+        live = await self._ensure_live()
         await self._check_server()
-        self._restore_fields(snap)
+        await live.relaunch(lambda: self._restore_fields(snap))  # restart_on_reset: a new process on the restored state
+        if live.restart_on_reset:
+            self.counters["restarts_on_reset"] = self.counters.get("restarts_on_reset", 0) + 1
         self.task = snap.task
         self.initial_fingerprint = snap.initial_fingerprint
 

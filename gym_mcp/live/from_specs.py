@@ -43,6 +43,7 @@ def spec_source(spec: ServerSpec) -> ExternalSource:
         headers=spec.headers,
         sandbox=spec.sandbox,
         network=spec.network,
+        restart_on_reset=spec.restart_on_reset,
     )
 
 

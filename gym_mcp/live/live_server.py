@@ -7,7 +7,7 @@ knows how to start one on a private state, and where each data seed starts).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -34,11 +34,14 @@ class LivePart:
         name: The part's name (the tool namespace when several servers are composed).
         connection: Its live MCP connection.
         tools: Its tools as listed at start (the server's own names).
+        restart_on_reset: Start its process anew at every reset (it keeps state in memory
+            that restoring its state files does not undo; a spec's ``restart_on_reset``).
     """
 
     name: str
     connection: LiveConnection
     tools: list[Tool]
+    restart_on_reset: bool = False
 
 
 @dataclass
@@ -84,9 +87,12 @@ class LiveServer:
         tools: list[Tool],
         key: Hashable,
         workdir: Path | None,
+        *,
+        restart_on_reset: bool = False,
     ) -> LiveServer:
         """A live server with one part."""
-        return cls([LivePart(connection.launch.name, connection, tools)], state, key, workdir)
+        part = LivePart(connection.launch.name, connection, tools, restart_on_reset)
+        return cls([part], state, key, workdir)
 
     @property
     def tools(self) -> list[Tool]:
@@ -102,6 +108,42 @@ class LiveServer:
     def restarts(self) -> int:
         """Restarts of all parts so far."""
         return sum(p.connection.restarts for p in self.parts)
+
+    @property
+    def restart_on_reset(self) -> bool:
+        """True when a part is started anew at every reset (see `relaunch`)."""
+        return any(p.restart_on_reset for p in self.parts)
+
+    @property
+    def relaunches(self) -> int:
+        """Restarts on reset of all parts so far (not counted in `restarts`)."""
+        return sum(p.connection.relaunches for p in self.parts)
+
+    async def relaunch(self, restore: Callable[[], object]) -> int:
+        """Stop the parts that restart on reset, run ``restore``, start them again.
+
+        The state is restored while they are down, so a new process reads the restored state
+        from its start and an old one cannot write over it on its way out.
+
+        Args:
+            restore: Restores the state (of all parts).
+
+        Returns:
+            How many parts were restarted (0 when none restarts on reset: ``restore`` still ran).
+
+        Raises:
+            ServerCrashedError: A part could not be started again.
+        """
+        parts = [p for p in self.parts if p.restart_on_reset]
+
+        async def down_from(i: int) -> None:  # parts[i:] stopped, the state restored, then started again
+            if i == len(parts):
+                restore()
+            else:
+                await parts[i].connection.relaunch(lambda: down_from(i + 1))
+
+        await down_from(0)
+        return len(parts)
 
     @property
     def healthy(self) -> bool:

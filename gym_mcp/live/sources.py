@@ -273,6 +273,10 @@ class ExternalSource(ServerSource):
             on a loopback port).
         headers: HTTP headers sent with every request (e.g. ``Authorization``); ``${NAME}`` in
             a value is replaced by that environment variable when the server is launched.
+        restart_on_reset: Start the server process anew at every reset, after its state is
+            restored, for a server that keeps state in its memory beside its state files
+            (restoring the files alone would not undo it). Costs a server start per reset.
+            A server someone else runs (a url, no command) cannot be restarted.
     """
 
     def __init__(
@@ -289,6 +293,7 @@ class ExternalSource(ServerSource):
         sandbox: str = "none",
         network: bool = False,
         headers: Mapping[str, str] | None = None,
+        restart_on_reset: bool = False,
     ) -> None:
         if not command and not url:
             raise ConfigError(f"{name}: an external server needs a command or a url")
@@ -315,6 +320,12 @@ class ExternalSource(ServerSource):
             if not self.command:
                 raise ConfigError(f"{name}: a server someone else runs (a url, no command) cannot be sandboxed")
             check_bwrap()
+        if restart_on_reset and not self.command:
+            raise ConfigError(
+                f"{name}: restart_on_reset needs a command: a server someone else runs (a url, no command) "
+                "cannot be restarted"
+            )
+        self.restart_on_reset = bool(restart_on_reset)
         self._template = (state or NullState()).snapshot()
 
     @property
@@ -331,6 +342,7 @@ class ExternalSource(ServerSource):
             self.sandbox,
             self.network,
             tuple(sorted(self.headers.items())),
+            self.restart_on_reset,
         )
 
     @property
@@ -393,7 +405,7 @@ class ExternalSource(ServerSource):
                 state.close()
             remove_scratch(workdir)
             raise
-        return LiveServer.single(connection, state, tools, self.key, workdir)
+        return LiveServer.single(connection, state, tools, self.key, workdir, restart_on_reset=self.restart_on_reset)
 
 
 class ComposedSource(ServerSource):
@@ -434,7 +446,10 @@ class ComposedSource(ServerSource):
             for _, live in launched:
                 await live.close()
             raise
-        parts = [LivePart(name, live.connection, live.parts[0].tools) for name, live in launched]
+        parts = [
+            LivePart(name, live.connection, live.parts[0].tools, live.parts[0].restart_on_reset)
+            for name, live in launched
+        ]
         state = CompositeState({name: live.state for name, live in launched})
         workdirs = [live.workdir for _, live in launched if live.workdir is not None]
         return LiveServer(parts, state, self.key, None, namespaced=True, extra_workdirs=workdirs)

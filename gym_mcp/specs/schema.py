@@ -208,6 +208,13 @@ class SpecFile(BaseModel):
         ),
     )
     network: bool = Field(default=False, description="In the sandbox, keep the network (HTTP servers always do).")
+    restart_on_reset: bool = Field(
+        default=False,
+        description=(
+            "Start the server process anew at every reset, after its state is restored: for a server that keeps "
+            "state in its memory beside its state files (gym-mcp envs check finds one). Costs a server start per reset."
+        ),
+    )
     description: str | None = Field(default=None, description="What the server is, for people reading the spec.")
 
     @field_validator("command")
@@ -246,6 +253,10 @@ class SpecFile(BaseModel):
             raise ValueError("missing field 'command' (or 'url' for a server already running)")
         if self.transport == "stdio" and not command:
             raise ValueError("a stdio server needs 'command'")
+        if self.restart_on_reset and not command:
+            raise ValueError(
+                "'restart_on_reset' needs 'command': a server someone else runs (a url, no command) cannot be restarted"
+            )
         return self
 
 
@@ -270,6 +281,7 @@ KEY_MESSAGES = {
     "headers": "'headers' must be a table of strings",
     "sandbox": '\'sandbox\' must be "none" or "bwrap"',
     "network": "'network' must be true or false",
+    "restart_on_reset": "'restart_on_reset' must be true or false",
     "startup_timeout": "'startup_timeout' must be a positive number of seconds",
     "description": "'description' must be a string",
 }

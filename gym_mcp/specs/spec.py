@@ -73,6 +73,7 @@ class ServerSpec:
         headers: HTTP headers (``${NAME}`` read from the environment at launch).
         sandbox: ``"none"`` or ``"bwrap"``.
         network: In the sandbox, keep the network.
+        restart_on_reset: Start the server process anew at every reset (it keeps state in memory).
         source_file: Where the spec was read from.
     """
 
@@ -92,6 +93,7 @@ class ServerSpec:
     headers: Mapping[str, str] = field(default_factory=dict)
     sandbox: str = "none"
     network: bool = False
+    restart_on_reset: bool = False
     source_file: Path | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -119,6 +121,8 @@ class ServerSpec:
             out["sandbox"] = self.sandbox
         if self.network:
             out["network"] = True
+        if self.restart_on_reset:
+            out["restart_on_reset"] = True
         return out
 
 
@@ -270,6 +274,7 @@ def parse_spec(data: Mapping[str, Any], *, base: Path, source_file: Path | None 
         headers=dict(raw.headers or {}),
         sandbox=raw.sandbox,
         network=raw.network,
+        restart_on_reset=raw.restart_on_reset,
         source_file=source_file,
     )
 

@@ -30,7 +30,7 @@ import asyncio
 import contextlib
 import subprocess
 import weakref
-from collections.abc import Hashable, Mapping
+from collections.abc import Awaitable, Callable, Hashable, Mapping
 from typing import Any
 
 import httpx2
@@ -72,6 +72,7 @@ class LiveConnection:
         self.call_timeout = call_timeout
         self.startup_timeout = startup_timeout
         self.restarts = 0
+        self.relaunches = 0
         self._client: Client | None = None
         self._owner: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
@@ -274,6 +275,36 @@ class LiveConnection:
         """
         await self._teardown(kill=True)
         self.restarts += 1
+        await self._start_again("died and could not be restarted")
+
+    async def relaunch(self, between: Callable[[], Awaitable[None]] | None = None) -> None:
+        """Stop the server on purpose and start a new one on the same launch (a spec's ``restart_on_reset``).
+
+        Unlike `restart`, nothing went wrong: it is counted in `relaunches`, not `restarts`
+        (which count recoveries from a crash or a hang). The old process is killed, not asked
+        to exit, so that it cannot write what it held in memory over the state on its way out.
+
+        Args:
+            between: Runs while no server runs (an environment restores the state there, so
+                the new process reads the restored state from its start).
+
+        Raises:
+            ServerCrashedError: The server could not be started again.
+        """
+        await self._teardown(kill=True)
+        try:
+            if between is not None:
+                await between()
+        finally:
+            self.relaunches += 1
+            await self._start_again("could not be started again after a restart on reset")
+
+    async def _start_again(self, failure: str) -> None:
+        """Start the server, tried `RESTART_ATTEMPTS` times (a little later each time).
+
+        Raises:
+            ServerCrashedError: No try succeeded; the message is ``failure`` and the last cause.
+        """
         problem: ServerStartError | None = None
         for attempt in range(RESTART_ATTEMPTS):
             if attempt:
@@ -283,9 +314,7 @@ class LiveConnection:
                 return
             except ServerStartError as exc:
                 problem = exc
-        raise ServerCrashedError(
-            f"{self.launch.name}: died and could not be restarted ({RESTART_ATTEMPTS} tries): {problem}"
-        )
+        raise ServerCrashedError(f"{self.launch.name}: {failure} ({RESTART_ATTEMPTS} tries): {problem}")
 
     async def ensure_alive(self) -> bool:
         """Restart the server if its process died or its session dropped.

@@ -188,6 +188,9 @@ KEY_CASES: list[tuple[dict[str, Any], str, str]] = [
     ({"tools": {"rename": {"a": " "}}}, SERVER, '\'tools.rename\' must be a table of strings, got {"a": " "}'),
     ({"tools": {"rename": {"": "b"}}}, SERVER, "'tools.rename' must be a table of strings, got a blank tool name"),
     ({"tools": {"show": ["a"]}}, SERVER, "unknown field(s) tools.show; known in [tools]: hide, hints, rename"),
+    # restart_on_reset
+    ({"restart_on_reset": "yes"}, SERVER, "'restart_on_reset' must be true or false, got \"yes\""),
+    ({"restart_on_reset": 1}, SERVER, "'restart_on_reset' must be true or false, got 1"),
     # env
     ({"env": "LEVEL=1"}, SERVER, "'env' must be a table of strings, got \"LEVEL=1\""),
     ({"env": {"LEVEL": 1}}, SERVER, "'env' must be a table of strings, got {\"LEVEL\": 1}"),
