@@ -9,6 +9,10 @@ module, which removes what is left:
   removed, then the signal's default action runs, so the exit status is the same);
 - after SIGKILL nothing can run, so the next process that makes a folder sweeps the folders of
   processes that no longer exist (their names carry the owner's pid).
+
+The sweep removes only what the gym can prove it made: a folder is put in place whole, by a
+rename, with a marker file inside (``.gym-mcp-scratch``, naming its owner's pid), so a folder of
+anyone else's whose name happens to look like ours (``gym-mcp-2024-results``) is never touched.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from gym_mcp.transport.processes import pid_alive
 __all__ = ["make_scratch", "remove_scratch"]
 
 PREFIX = "gym-mcp-"
-_NAME = re.compile(r"^gym-mcp-(\d+)-")
+_NAME = re.compile(r"^\.?gym-mcp-(\d+)-")
 
 _lock = threading.Lock()
 _live: set[Path] = set()
@@ -43,10 +47,22 @@ def make_scratch(name: str) -> Path:
         name: A short name for the folder (the server's), safe for a file name.
     """
     _arm()
-    path = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-{name}-"))
+    from gym_mcp.servers.kit import marked_folder
+
+    path = marked_folder(f"{PREFIX}{os.getpid()}-{name}-")
     with _lock:
         _live.add(path)
     return path
+
+
+def _marked(folder: Path, pid: int) -> bool:
+    """Whether ``folder`` holds the marker the gym puts in its folders, naming ``pid``."""
+    from gym_mcp.servers.kit import SCRATCH_MARKER
+
+    try:
+        return (folder / SCRATCH_MARKER).read_text().split()[-1:] == [str(pid)]
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def remove_scratch(path: Path) -> None:
@@ -66,7 +82,7 @@ def remove_all() -> None:
 
 
 def sweep_orphans(root: Path | None = None) -> list[Path]:
-    """Remove scratch folders whose owner process no longer exists.
+    """Remove scratch folders whose owner process no longer exists and that hold the gym's marker.
 
     Args:
         root: Where to look (the temp dir by default).
@@ -84,7 +100,8 @@ def sweep_orphans(root: Path | None = None) -> list[Path]:
         match = _NAME.match(entry.name)
         if match is None or not entry.is_dir() or entry.is_symlink():
             continue
-        if pid_alive(int(match.group(1))):
+        pid = int(match.group(1))
+        if pid_alive(pid) or not _marked(entry, pid):
             continue
         shutil.rmtree(entry, ignore_errors=True)
         removed.append(entry)

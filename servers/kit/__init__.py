@@ -61,6 +61,7 @@ from gym_mcp.servers.kit import rules
 from gym_mcp.servers.kit.columns import string_id, volatile_timestamp
 from gym_mcp.servers.kit.database import DB_URL_ENV, ServerKit, add_serve_arguments, make_engine
 from gym_mcp.servers.kit.http import (
+    SCRATCH_MARKER,
     TOKEN_ENV,
     PortUnavailableError,
     StaticTokenVerifier,
@@ -69,6 +70,7 @@ from gym_mcp.servers.kit.http import (
     bearer_auth,
     http_token,
     listen_socket,
+    marked_folder,
     serve_http,
     serving_folder,
 )
@@ -78,6 +80,7 @@ from gym_mcp.servers.kit.rules import *  # noqa: F403 (the helpers named in rule
 
 __all__ = [
     "DB_URL_ENV",
+    "SCRATCH_MARKER",
     "TOKEN_ENV",
     "NamePool",
     "PortUnavailableError",
@@ -94,6 +97,7 @@ __all__ = [
     "http_token",
     "listen_socket",
     "make_engine",
+    "marked_folder",
     "serve_http",
     "serving_folder",
     "string_id",

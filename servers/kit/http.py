@@ -29,6 +29,7 @@ from mcp.server.auth.settings import AuthSettings
 from pydantic import AnyHttpUrl
 
 __all__ = [
+    "SCRATCH_MARKER",
     "TOKEN_ENV",
     "PortUnavailableError",
     "StaticTokenVerifier",
@@ -38,6 +39,7 @@ __all__ = [
     "http_token",
     "is_loopback",
     "listen_socket",
+    "marked_folder",
     "serve_http",
     "serving_folder",
     "url_host",
@@ -109,6 +111,30 @@ def serve_http(app: Any, sock: socket.socket, *, log_level: str = "warning") -> 
     uvicorn.Server(uvicorn.Config(app, log_level=log_level)).run(sockets=[sock])
 
 
+# The marker file of the gym's scratch folders (`marked_folder`): the sweep in
+# gym_mcp/live/scratch.py removes only folders that hold it.
+SCRATCH_MARKER = ".gym-mcp-scratch"
+
+
+def marked_folder(prefix: str) -> Path:
+    """A new folder whose name starts with ``prefix`` in the temp dir, its marker file already inside.
+
+    It is made under a staging name (``.`` + the name), the marker written, then renamed into
+    place, so a folder under the gym's name always holds the marker (a staging folder left by a
+    process killed in between holds it too). The gym's scratch sweep removes only marked folders.
+    """
+    for _ in range(100):
+        staging = Path(tempfile.mkdtemp(prefix=f".{prefix}"))
+        (staging / SCRATCH_MARKER).write_text(f"gym-mcp scratch folder of process {os.getpid()}\n")
+        folder = staging.with_name(staging.name[1:])
+        if not os.path.lexists(folder):
+            with contextlib.suppress(OSError):
+                staging.rename(folder)
+                return folder
+        shutil.rmtree(staging, ignore_errors=True)
+    raise OSError(f"no free name for a folder {prefix}* in {tempfile.gettempdir()}")
+
+
 _ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
@@ -125,10 +151,11 @@ def serving_folder(name: str) -> Iterator[Path]:
 
     Yields:
         The folder, ``gym-mcp-<pid>-<name>-<random>`` in the temporary directory: named as the
-        gym's own scratch folders are, so one left by a killed process (SIGKILL, where nothing
-        can run) is swept by the next gym-mcp process that makes one.
+        gym's own scratch folders are, and holding their marker file, so one left by a killed
+        process (SIGKILL, where nothing can run) is swept by the next gym-mcp process that makes
+        one.
     """
-    folder = Path(tempfile.mkdtemp(prefix=f"gym-mcp-{os.getpid()}-{name}-"))
+    folder = marked_folder(f"gym-mcp-{os.getpid()}-{name}-")
     previous: dict[int, Any] = {}
 
     def remove_then_pass_on(signum: int, frame: FrameType | None) -> None:

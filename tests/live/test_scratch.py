@@ -66,3 +66,45 @@ def test_folders_of_a_killed_process_are_swept_by_the_next_one(tmp_path: Path) -
     nxt = _run(tmp_path, "exit")
     assert nxt.wait(timeout=30) == 0
     assert _scratch(tmp_path) == []
+
+
+def test_the_sweep_removes_only_folders_the_gym_made(tmp_path: Path) -> None:
+    """A folder named like ours but not made by the gym (no marker) is never swept, dead "pid" or not."""
+    from gym_mcp.live.scratch import sweep_orphans
+    from gym_mcp.servers.kit import SCRATCH_MARKER
+
+    dead = _dead_pid()
+    theirs = tmp_path / "gym-mcp-2024-results"  # someone's results folder: "2024" is no live process
+    theirs.mkdir()
+    (theirs / "table.csv").write_text("a,b\n")
+    lookalike = tmp_path / f"gym-mcp-{dead}-banking-x1y2"  # our name shape, no marker
+    lookalike.mkdir()
+    forged = tmp_path / f"gym-mcp-{dead}-crm-abcd"  # a marker naming another process
+    forged.mkdir()
+    (forged / SCRATCH_MARKER).write_text(f"gym-mcp scratch folder of process {os.getpid()}\n")
+    made = subprocess.run(  # a process that makes its folder and ends without removing it
+        [
+            sys.executable,
+            "-c",
+            "import os; from gym_mcp.servers.kit import marked_folder; "
+            "print(marked_folder(f'gym-mcp-{os.getpid()}-notes-'))",
+        ],
+        env={**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    ours = Path(made.stdout.strip())
+    assert ours.parent == tmp_path and (ours / SCRATCH_MARKER).exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".gym-mcp-")]  # no staging folder left
+    removed = sweep_orphans(tmp_path)
+    assert removed == [ours] and not ours.exists()
+    assert (theirs / "table.csv").read_text() == "a,b\n" and lookalike.exists() and forged.exists()
+
+
+def _dead_pid() -> int:
+    """The pid of a process that has ended."""
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait(timeout=30)
+    return proc.pid
