@@ -37,8 +37,10 @@ class LoopRunner:
         self._drive = threading.Lock()
         self._helper: concurrent.futures.ThreadPoolExecutor | None = None
         self._root_task = self.loop.create_task(_root(), name="gym-mcp-root")
-        self.loop.run_until_complete(asyncio.sleep(0))  # let the root task declare itself
         self.closed = False
+        # let the root task declare itself (from a helper thread when this one runs a loop: an
+        # env made first inside `asyncio.run(...)`, a notebook's cell)
+        self.run(asyncio.sleep(0))
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run a coroutine on the loop and return its result (re-raising its exception)."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 
 import gymnasium as gym
 import pytest
@@ -456,3 +458,21 @@ def test_max_calls_per_step_is_a_make_argument() -> None:
         assert info["num_calls"] == 2 and info["invalid_calls"] == 1
     finally:
         env.close()
+
+
+@pytest.mark.parametrize("transport", ["inprocess", "stdio"])
+def test_the_first_env_of_a_process_can_be_made_inside_a_running_event_loop(transport: str) -> None:
+    """``asyncio.run(main())`` where ``main`` makes the process's first env (an async app, a notebook)."""
+    script = (
+        "import asyncio, gymnasium as gym, gym_mcp\n"
+        "async def main():\n"
+        f"    env = gym.make('gym_mcp/Banking-v0', transport={transport!r})\n"
+        "    env.reset(seed=0)\n"
+        "    obs, *_ = env.step({'name': 'get_balance', 'arguments': {'account_id': 'ACC-1001'}})\n"
+        "    env.close()\n"
+        "    return obs\n"
+        "print(asyncio.run(main()))\n"
+    )
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert '"account_id":"ACC-1001"' in ran.stdout.replace(" ", "")
