@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
+import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 from typing import NoReturn
 
-__all__ = ["Parser", "add_serve_flags", "chain_length", "integer", "port", "positive"]
+__all__ = ["Parser", "add_serve_flags", "chain_length", "integer", "output_file", "port", "positive", "task_count"]
 
 
 class Parser(argparse.ArgumentParser):
@@ -46,6 +49,36 @@ def port(text: str) -> int:
 def positive(text: str) -> int:
     """An integer of at least 1."""
     return _in_range(text, 1, None, "must be ")
+
+
+MAX_TASKS = 1_000_000
+
+
+def task_count(text: str) -> int:
+    """A number of tasks to make, 1-1,000,000."""
+    return _in_range(text, 1, MAX_TASKS, "must be ")
+
+
+def output_file(text: str) -> str:
+    """A file the command will write (with files beside it): checked before any work is done.
+
+    The path must not be a folder, and its folder must exist and take new files (a file is made
+    there and removed, which also catches what permissions do not show, such as ``/proc``).
+    """
+    path = Path(text)
+    if path.is_dir():
+        example = str(path / "tasks.jsonl")
+        raise argparse.ArgumentTypeError(f"{text!r} is a folder; give a file name in it, e.g. {example!r}")
+    folder = path.parent
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"the folder {str(folder)!r} of {text!r} does not exist")
+    try:
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".gym-mcp-write-check-")
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"cannot write in {str(folder)!r}: {exc.strerror or exc}") from None
+    os.close(fd)
+    os.unlink(probe)
+    return text
 
 
 def add_serve_flags(parser: argparse.ArgumentParser, transports: Sequence[str] | None = ("stdio", "http")) -> None:

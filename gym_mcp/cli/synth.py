@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from gym_mcp.cli.args import chain_length, positive
+from gym_mcp.cli.args import chain_length, output_file, task_count
 from gym_mcp.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -24,8 +24,10 @@ def register(sub: Any) -> None:
         help="a third-party server spec file (SQLite state for entities); its [tools] rules apply: hidden tools "
         "are never called, renamed ones are called by their new names, as in External-v0 with that spec",
     )
-    synth.add_argument("-n", type=positive, default=500, help="tasks to produce (default 500)")
-    synth.add_argument("-o", "--output", required=True, help="output JSONL (a .report.txt/.png is written beside)")
+    synth.add_argument("-n", type=task_count, default=500, help="tasks to produce, 1-1,000,000 (default 500)")
+    synth.add_argument(
+        "-o", "--output", type=output_file, required=True, help="output JSONL (a .report.txt/.png is written beside)"
+    )
     synth.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
     synth.add_argument("--data-seed", type=int, default=0, help="server data seed the tasks start from")
     synth.add_argument("--max-chain", type=chain_length, default=5, help="longest call chain, 1-5 (default 5)")

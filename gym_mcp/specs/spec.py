@@ -50,6 +50,9 @@ from gym_mcp.specs.textfile import NotUTF8, check_unicode, decode_utf8, loads_js
 
 __all__ = ["ServerSpec", "env_name", "is_spec_file", "load_spec", "parse_spec", "saved_specs", "specs_dir"]
 
+# A server's name names its saved spec file: a file name's length, with room to spare.
+MAX_NAME = 100
+
 
 @dataclass(frozen=True)
 class ServerSpec:
@@ -227,6 +230,11 @@ def parse_spec(data: Mapping[str, Any], *, base: Path, source_file: Path | None 
         raise ConfigError(f"{where}: 'name' must be a non-empty string{got(data, 'name')}")
     if not NAME_PATTERN.match(name.rstrip()):
         raise ConfigError(f"{where}: {KEY_MESSAGES['name']} (it names the saved spec file), got {name!r}")
+    if len(name.strip()) > MAX_NAME:
+        raise ConfigError(
+            f"{where}: 'name' must be at most {MAX_NAME} characters (it names the saved spec file), "
+            f"got {len(name.strip()):,} characters: {name.strip()[:20]!r}..."
+        )
     where = f"{where} (server {name!r})"
     try:
         raw = SpecFile.model_validate(dict(data))
@@ -251,6 +259,8 @@ def parse_spec(data: Mapping[str, Any], *, base: Path, source_file: Path | None 
             raise ConfigError(f"{where}: state.path {state_path} is not a directory")
         if state.kind in ("sqlite", "json") and not state_path.is_file():
             raise ConfigError(f"{where}: state.path {state_path} is not a file")
+        if state.kind == "sqlite" and not _is_sqlite(state_path):
+            raise ConfigError(f"{where}: state.path {state_path} is not an SQLite database (state.kind is 'sqlite')")
         if state.kind == "directory":
             options["ignore"] = list(state.ignore)
         elif state.kind == "sqlite":
@@ -277,6 +287,16 @@ def parse_spec(data: Mapping[str, Any], *, base: Path, source_file: Path | None 
         restart_on_reset=raw.restart_on_reset,
         source_file=source_file,
     )
+
+
+def _is_sqlite(path: Path) -> bool:
+    """Whether a file is an SQLite database (or empty: SQLite makes an empty file a database)."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(16)
+    except OSError:
+        return False
+    return head in (b"", b"SQLite format 3\x00")
 
 
 def specs_dir() -> Path:

@@ -172,6 +172,45 @@ class ServerKit:
             if not isinstance(database, sqlite3.Connection):  # disposing would close a shared connection
                 engine.dispose()
 
+    def check_database(self, url: str) -> None:
+        """Refuse, in one line and before anything is written, a database this server cannot serve.
+
+        The URL must parse; an SQLite file must be an SQLite database (or empty, or not there yet
+        in a folder that takes new files); and a database that holds tables must hold exactly this
+        server's (another server's database is never added to nor served as this one's).
+
+        Raises:
+            ValueError: What is wrong, naming the URL or the file.
+        """
+        from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+
+        try:
+            parsed = make_url(url)
+        except ArgumentError:
+            raise ValueError(f"--db {url!r} is not a database URL (e.g. sqlite:///{self.name}.db)") from None
+        path = parsed.database if parsed.get_backend_name() == "sqlite" else None
+        if path and path != ":memory:" and not path.startswith("file:"):
+            _check_sqlite_file(path)
+            if not os.path.exists(path) or os.path.getsize(path) == 0:
+                return  # a new database: nothing in it to be another server's (and nothing made yet)
+        try:
+            engine = create_engine(parsed, poolclass=NullPool)
+            try:
+                existing = {t for t in sa_inspect(engine).get_table_names() if not t.startswith("sqlite_")}
+            finally:
+                engine.dispose()
+        except SQLAlchemyError as exc:
+            reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
+            raise ValueError(f"--db {parsed.render_as_string(hide_password=True)}: cannot read it ({reason})") from None
+        wanted = set(self.base.metadata.tables)
+        if existing and existing != wanted:
+            theirs = sorted(existing - wanted) or sorted(wanted - existing)
+            what = "tables this server does not have" if existing - wanted else "only some of this server's tables"
+            raise ValueError(
+                f"--db {parsed.render_as_string(hide_password=True)} is not a {self.name} database: it holds "
+                f"{what} ({', '.join(theirs[:6])}{', ...' if len(theirs) > 6 else ''}); nothing was written"
+            )
+
     def create_server(self, database: str | sqlite3.Connection | Engine, *, token: str | None = None) -> MCPServer:
         """Build a live MCP server bound to one database.
 
@@ -311,6 +350,7 @@ class ServerKit:
         """
         url = db or os.environ.get(DB_URL_ENV)
         if url:
+            self.check_database(url)
             self.init_database(url, seed=seed)
             yield url, ""
             return
@@ -318,6 +358,34 @@ class ServerKit:
             url = f"sqlite:///{folder / f'{self.name}.db'}"
             self.init_database(url, seed=seed)
             yield url, f"fresh from seed {seed}, removed on exit; --db URL keeps one"
+
+
+def _check_sqlite_file(path: str) -> None:
+    """An SQLite database file, an empty one, or a new one in a folder that takes new files."""
+    import tempfile
+
+    if os.path.isdir(path):
+        raise ValueError(f"--db: {path} is a folder, not an SQLite database file")
+    if os.path.exists(path):
+        try:
+            with open(path, "rb") as f:
+                head = f.read(16)
+        except OSError as exc:
+            raise ValueError(f"--db: cannot read {path} ({exc.strerror or exc})") from None
+        if head and head != b"SQLite format 3\x00":
+            raise ValueError(f"--db: {path} is not an SQLite database (a file of another kind is there)")
+        if not os.access(path, os.W_OK):
+            raise ValueError(f"--db: {path} is not writable")
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"--db: the folder {folder} of {path} does not exist")
+    try:
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".gym-mcp-write-check-")
+    except OSError as exc:
+        raise ValueError(f"--db: cannot make {path} ({exc.strerror or exc})") from None
+    os.close(fd)
+    os.unlink(probe)
 
 
 def _sqlite_path(url: str) -> str:
