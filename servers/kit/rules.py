@@ -321,6 +321,9 @@ def format_dollars(cents: int) -> str:
     return f"{sign}${abs(cents) / 100:,.2f}"
 
 
+_HUGE = Decimal(10) ** 15  # dollars: over any maximum, and shown as given (1e+26), not as $1,000,...,000.00
+
+
 def to_cents(amount: float, field: str = "amount", maximum: int = 100_000_000) -> int:
     """Validate a positive dollar amount with at most 2 decimals and convert it to cents.
 
@@ -344,6 +347,8 @@ def to_cents(amount: float, field: str = "amount", maximum: int = 100_000_000) -
         raise ToolError(f"{field} must be a number of dollars, e.g. 25.50") from None
     if exact <= 0:
         raise ToolError(f"{field} must be greater than 0, got {amount}; pass a positive dollar amount, e.g. 25.50")
+    if exact >= _HUGE:  # before the cents check: its quantizing fails past 28 digits (1e26)
+        raise ToolError(f"{field} {amount:g} is over the {format_dollars(maximum)} maximum per operation")
     if exact != exact.quantize(Decimal("0.01")):
         raise ToolError(f"{field} {amount} has more than 2 decimals; round it to cents, e.g. 25.50")
     cents = int(exact * 100)

@@ -14,6 +14,7 @@ from gym_mcp.servers.calendar.tools.samples import LIMITS
 from gym_mcp.servers.kit import Finder, ServerKit, ToolError, parse_date, pick
 
 __all__ = [
+    "LIKE_ESCAPE",
     "busy_events",
     "check_capacity",
     "check_editable",
@@ -70,6 +71,9 @@ def date_range(start_date: str | None, end_date: str | None, *, max_days: int) -
     return first, last
 
 
+LIKE_ESCAPE = "/"  # the escape character of `like_pattern`: ``.like(pattern, escape=LIKE_ESCAPE)``
+
+
 def like_pattern(query: str, example: str) -> str:
     """A case-insensitive ``LIKE`` pattern that finds the query anywhere in a text.
 
@@ -78,7 +82,7 @@ def like_pattern(query: str, example: str) -> str:
         example: What to pass instead of an empty query, for the message.
 
     Returns:
-        The pattern, e.g. ``"%budget%"``.
+        The pattern, e.g. ``"%budget%"`` (``"%50/%%"`` for ``"50%"``).
 
     Raises:
         ToolError: The query is empty.
@@ -86,7 +90,10 @@ def like_pattern(query: str, example: str) -> str:
     text = query.strip().lower()
     if not text:
         raise ToolError(f"query is empty; pass {example}.")
-    return f"%{text}%"
+    # "%" and "_" are searched for as themselves, not as wildcards (escaped; see LIKE_ESCAPE)
+    escaped = text.replace(LIKE_ESCAPE, LIKE_ESCAPE * 2)
+    escaped = escaped.replace("%", LIKE_ESCAPE + "%").replace("_", LIKE_ESCAPE + "_")
+    return f"%{escaped}%"
 
 
 def day_start() -> datetime:

@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from gym_mcp.servers.calendar.models import Event, Invitation
 from gym_mcp.servers.calendar.tools.common import (
+    LIKE_ESCAPE,
     date_range,
     day_start,
     event_detail,
@@ -126,7 +127,12 @@ def search_events(
     """
     check_limit(limit)
     pattern = like_pattern(query, 'a word from the title, e.g. "budget"')
-    stmt = select(Event).where(or_(func.lower(Event.title).like(pattern), func.lower(Event.description).like(pattern)))
+    stmt = select(Event).where(
+        or_(
+            func.lower(Event.title).like(pattern, escape=LIKE_ESCAPE),
+            func.lower(Event.description).like(pattern, escape=LIKE_ESCAPE),
+        )
+    )
     first = parse_date(start_date, "start_date") if start_date else None
     last = parse_date(end_date, "end_date") if end_date else None
     if first and last and last < first:

@@ -8,7 +8,7 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from gym_mcp.servers.calendar.models import Person
-from gym_mcp.servers.calendar.tools.common import kit, like_pattern, load_person, person_view
+from gym_mcp.servers.calendar.tools.common import LIKE_ESCAPE, kit, like_pattern, load_person, person_view
 from gym_mcp.servers.kit import check_limit
 
 
@@ -34,9 +34,9 @@ def find_person(db: Session, query: str, limit: int = 10) -> list[dict[str, Any]
         select(Person)
         .where(
             or_(
-                func.lower(Person.name).like(pattern),
-                func.lower(Person.email).like(pattern),
-                func.lower(Person.department).like(pattern),
+                func.lower(Person.name).like(pattern, escape=LIKE_ESCAPE),
+                func.lower(Person.email).like(pattern, escape=LIKE_ESCAPE),
+                func.lower(Person.department).like(pattern, escape=LIKE_ESCAPE),
             )
         )
         .order_by(Person.name, Person.id)

@@ -35,11 +35,15 @@ def find_customer(db: Session, query: str) -> list[dict[str, Any]]:
         query: Part of a name, email or phone, at least 2 characters, e.g. "garcia" or "@gmail.com".
     """
     text = check_length(query.strip(), "query", 2, 100, ', e.g. "garcia"')
-    like = f"%{text.lower()}%"
+    wanted = text.lower()  # "%" and "_" are searched for as themselves (autoescape)
     rows = db.scalars(
         select(Customer)
         .where(
-            or_(func.lower(Customer.name).like(like), func.lower(Customer.email).like(like), Customer.phone.like(like))
+            or_(
+                func.lower(Customer.name).contains(wanted, autoescape=True),
+                func.lower(Customer.email).contains(wanted, autoescape=True),
+                Customer.phone.contains(wanted, autoescape=True),
+            )
         )
         .order_by(Customer.id)
         .limit(10)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import or_, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from gym_mcp.servers.food_delivery.data import CUISINES
@@ -63,9 +63,9 @@ def search_restaurants(
             raise ToolError(f"Unknown cuisine {cuisine!r}; use one of {', '.join(CUISINES)}.")
         stmt = stmt.where(Restaurant.cuisine == known[wanted])
     if query is not None and query.strip():
-        like = f"%{query.strip().lower()}%"
-        dishes = select(MenuItem.restaurant_id).where(MenuItem.name.ilike(like))
-        stmt = stmt.where(or_(Restaurant.name.ilike(like), Restaurant.id.in_(dishes)))
+        text = query.strip().lower()  # "%" and "_" are searched for as themselves (autoescape)
+        dishes = select(MenuItem.restaurant_id).where(func.lower(MenuItem.name).contains(text, autoescape=True))
+        stmt = stmt.where(or_(func.lower(Restaurant.name).contains(text, autoescape=True), Restaurant.id.in_(dishes)))
     address = load_address(db, address_id) if address_id is not None else None
     rows = list(db.scalars(stmt))
     if open_now_only:

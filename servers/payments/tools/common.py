@@ -170,6 +170,12 @@ def to_minor(amount: float, currency: Currency, usd: Currency, field: str = "amo
     if exact <= 0:
         raise ToolError(f"{field} must be greater than 0, got {amount}; pass a positive amount, e.g. 25.50")
     digits = currency.minor_units
+    if exact >= Decimal(10) ** 15:  # over every currency's maximum; quantizing it fails past 28 digits
+        limit = convert_minor(MAX_USD_MINOR, usd, currency)
+        raise ToolError(
+            f"{field} {amount:g} is over the maximum of {fmt(limit, currency)} ({fmt(MAX_USD_MINOR, usd)}) "
+            "per operation"
+        )
     if exact != exact.quantize(Decimal(1).scaleb(-digits)):
         if digits == 0:
             raise ToolError(

@@ -45,7 +45,12 @@ def find_users(db: Session, query: str, limit: int = 10) -> list[dict[str, Any]]
         raise ToolError("query must have at least 2 characters, e.g. a last name like 'Nguyen'")
     rows = db.scalars(
         select(User)
-        .where(or_(User.handle.contains(text, autoescape=True), func.lower(User.display_name).contains(text)))
+        .where(
+            or_(
+                User.handle.contains(text, autoescape=True),
+                func.lower(User.display_name).contains(text, autoescape=True),
+            )
+        )
         .order_by(User.id)
         .limit(limit)
     )
