@@ -397,14 +397,14 @@ def test_a_session_deleted_under_an_episode_is_a_crash_restored_from_the_envs_ow
         env.reset(seed=0)
         env.step(DEPOSIT)
         state = env.unwrapped.state
-        old = state.id
-        assert http().delete(f"{control(server)}/sessions/{state.name}", headers=AUTH).status_code == 200
+        old = state.name
+        assert http().delete(f"{control(server)}/sessions/{old}", headers=AUTH).status_code == 200
         obs, _, terminated, truncated, info = env.step(BALANCE)
         assert "ended this session" in obs and not (
             terminated or truncated
         )  # a crash, said so: never a silent new world
         assert info["calls"][-1].status == "crash" and info["server_restarts"] == 1 and not info["limits"]
-        assert state.id != old and state.id in open_ids(server) and old not in open_ids(server)
+        assert state.name != old and state.id in open_ids(server)  # a new session, under a new key
         obs, *_ = env.step(BALANCE)  # on the new session, restored to the state from before the loss
         assert balance_of(obs) == pytest.approx(4853.32 + 7)
         env.step(DEPOSIT)
@@ -423,7 +423,7 @@ def test_a_session_swept_idle_under_an_episode_is_restored_before_the_next_write
             env.reset(seed=0)
             env.step(DEPOSIT)
             time.sleep(0.3)  # past the idle timeout: the next sweep ends it (sweeps run only when asked here)
-            assert env.unwrapped.state.id not in open_ids(url)  # the listing sweeps first
+            http().get(f"{control(url)}/sessions", headers=AUTH)  # the listing sweeps first
             obs, _, _, truncated, info = env.step(DEPOSIT)
             assert info["calls"][-1].status == "crash" and info["server_restarts"] == 1 and not truncated
             assert info["rolled_back"] == 1  # the env's own checkpoint put back on the new session
@@ -443,11 +443,11 @@ def test_a_session_lost_with_no_state_known_ends_the_episode_as_state_lost(serve
         state = env.unwrapped.state
         state.reset(0)  # the server puts the session back to a seed: nothing of its state is kept here
         http().delete(f"{control(server)}/sessions/{state.name}", headers=AUTH)
-        before = open_ids(server)
+        before = open_count(server)
         obs, reward, terminated, truncated, info = env.step(BALANCE)
         assert truncated and not terminated and info["limits"] == ["state_lost"] and reward == 0.0
         assert "state is lost" in obs and info["final_fingerprint"] == ""
-        assert open_ids(server) == before  # no session opened on a seed in its place
+        assert open_count(server) == before  # no session opened on a seed in its place
         env.reset(seed=0)  # a new episode needs no old state: it goes on, on a new session
         obs, _, _, _, info = env.step(BALANCE)
         assert balance_of(obs) == pytest.approx(4853.32) and not info["limits"]
@@ -457,7 +457,7 @@ def test_a_session_lost_with_no_state_known_ends_the_episode_as_state_lost(serve
 
 def mcp_post(server: str, headers: dict[str, str], *, modern: bool = True) -> httpx.Response:
     """A raw ``tools/list`` POST to the MCP endpoint (``modern``: with the 2026 protocol's version header)."""
-    version = {"MCP-Protocol-Version": "2026-07-28"} if modern else {}
+    version = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"} if modern else {}
     envelope = {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {},
@@ -484,6 +484,7 @@ def test_a_request_naming_an_unknown_session_is_refused_and_opens_none(server: s
     opened = http().post(f"{control(server)}/sessions", headers=AUTH)
     key = opened.json()["key"]
     try:
+        assert mcp_post(server, {SESSION_HEADER: key}).status_code == 200  # the key works
         answer = mcp_post(server, {SESSION_HEADER: key}, modern=False)  # a known key, a request the SDK refuses
         assert answer.status_code == 400 and "Missing session ID" in answer.text
         assert open_count(server) == before + 1  # that one session, no other
@@ -532,10 +533,17 @@ def test_sessions_are_capabilities_that_the_listing_never_gives_out(server: str)
 def test_the_control_channel_and_the_mcp_endpoint_read_the_bearer_header_alike(
     server: str, authorization: str, accepted: bool
 ) -> None:
-    from gym_mcp.servers.kit import bearer_token
-
     headers = {"Authorization": authorization}
     info = http().get(f"{control(server)}/info", headers=headers)
     endpoint = http().post(server, headers=headers, json={})
     assert (info.status_code != 401, endpoint.status_code != 401) == (accepted, accepted)
-    assert (bearer_token(authorization) == TOKEN) is accepted
+
+
+def test_both_channels_read_the_header_with_one_function() -> None:
+    from gym_mcp.servers.kit import StaticTokenVerifier, bearer_token
+
+    assert bearer_token(f"Bearer {TOKEN}") == bearer_token(f"BEARER {TOKEN}") == TOKEN
+    assert bearer_token(f"Bearer  {TOKEN}") is bearer_token(f"Bearer {TOKEN} ") is bearer_token(None) is None
+    verifier = StaticTokenVerifier(TOKEN)  # the SDK hands it what follows "Bearer "
+    assert asyncio.run(verifier.verify_token(TOKEN)) is not None
+    assert asyncio.run(verifier.verify_token(f" {TOKEN}")) is None
