@@ -61,6 +61,9 @@ _UNKNOWN_KEY = Refused(
 )
 
 
+_SESSION_ENDED = Refused(404, "the session ended (closed, or idle past the timeout) during the request", "session")
+
+
 class _SessionLifecycle:
     """ASGI wrapper of the MCP endpoint: unknown keys refused; a handshake session's state made and removed."""
 
@@ -149,6 +152,9 @@ def _control_routes(host: SessionHost) -> list[tuple[str, list[str], Handler]]:
             except Refused as exc:
                 return exc.response()
             except StateError as exc:
+                ref = request.path_params.get("ref")
+                if ref is not None and not host.is_open(str(ref)):  # it ended (closed, swept) during the request
+                    return _SESSION_ENDED.response()
                 return JSONResponse({"error": str(exc)}, status_code=400)
 
         return handler

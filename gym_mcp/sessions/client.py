@@ -25,12 +25,13 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from gym_mcp.errors import ConfigError, ServerStartError, StateError, StateLostError
+from gym_mcp.errors import ConfigError, ServerCrashedError, ServerStartError, StateError, StateLostError
 from gym_mcp.live.live_server import LiveServer, ServerSource, Transport
 from gym_mcp.sessions.wire import DIGEST_HEADER, SESSION_HEADER
 from gym_mcp.state.base import Snapshot, StateBackend, StateDiff
 from gym_mcp.state.sqlite import SQLiteState
 from gym_mcp.transport import Launch, LiveConnection, ToolResult
+from gym_mcp.transport.connection import RESTART_ATTEMPTS
 
 __all__ = ["SessionServer", "SessionState", "SessionsSource"]
 
@@ -302,10 +303,26 @@ class SessionServer(LiveServer):
         """As a `LiveServer`, and its state not lost (a pool hands out no session without one)."""
         return super().healthy and not self.session.lost
 
+    async def ensure_alive(self) -> None:
+        """Reconnect to the session (reopened if the server ended it meanwhile) when the connection is down.
+
+        Raises:
+            ServerCrashedError: The session could not be reached nor reopened.
+        """
+        try:
+            await self._follow()
+        except (ServerStartError, StateError) as exc:
+            raise ServerCrashedError(f"{self.connection.launch.name}: the session cannot be reached: {exc}") from exc
+
     async def call_tool(self, name: str, arguments: Mapping[str, object]) -> ToolResult:
         """Call a tool on the session (reopened first if the server ended it and its state is known)."""
         session = self.session
-        await self._follow()
+        try:
+            await self._follow()
+        except StateLostError as exc:
+            return ToolResult(f"Error: {exc}; {name!r} did not run", is_error=True, crashed=True, state_lost=True)
+        except (ServerStartError, StateError) as exc:
+            return ToolResult(f"Error: {exc}; {name!r} did not run", is_error=True, crashed=True, down=True)
         known = session.known()
         result = await super().call_tool(name, arguments)
         if result.session_lost:
@@ -318,6 +335,8 @@ class SessionServer(LiveServer):
                 await asyncio.to_thread(session.refresh)
             except StateLostError as exc:
                 return dataclasses.replace(result, state_lost=True, text=f"{result.text}\n(Error: {exc})")
+            except StateError:
+                pass  # not read back: nothing is known until the next snapshot (a loss before it is state_lost)
         return result
 
     async def _reopened(self, name: str, known: Snapshot | None) -> ToolResult:
@@ -325,13 +344,10 @@ class SessionServer(LiveServer):
         server = self.connection.launch.name
         try:
             await asyncio.to_thread(self.session.reopen, known)
+            await self._follow()
         except StateLostError as exc:
             return ToolResult(f"Error: {exc}; {name!r} did not run", is_error=True, crashed=True, state_lost=True)
-        except StateError as exc:
-            return ToolResult(f"Error: {exc}; {name!r} did not run", is_error=True, crashed=True, down=True)
-        try:
-            await self._follow()
-        except ServerStartError as exc:
+        except (ServerStartError, StateError) as exc:
             return ToolResult(f"Error: {exc}; {name!r} did not run", is_error=True, crashed=True, down=True)
         return ToolResult(
             f"Error: the {server} server ended this session (closed, or idle past its timeout) during {name!r}, "
@@ -341,11 +357,29 @@ class SessionServer(LiveServer):
         )
 
     async def _follow(self) -> None:
-        """Point the connection at the session's key, when a reopen changed it."""
-        connection = self.connection
-        if connection.launch.headers.get(SESSION_HEADER) != self.session.name:
+        """Connect to the session's current key, when a reopen changed it or the connection is down.
+
+        A session that ends again before the connection reaches it is reopened again (on the
+        same known state), `RESTART_ATTEMPTS` times at most.
+
+        Raises:
+            StateLostError: It ended, and no state of it is known.
+            ServerStartError: The server could not be reached.
+            StateError: The server refused to open a session.
+        """
+        for _ in range(RESTART_ATTEMPTS):
+            connection = self.connection
+            if connection.launch.headers.get(SESSION_HEADER) == self.session.name and connection.connected:
+                return
             headers = {**connection.launch.headers, SESSION_HEADER: self.session.name}
-            await connection.reconnect(dataclasses.replace(connection.launch, headers=headers))
+            try:
+                await connection.reconnect(dataclasses.replace(connection.launch, headers=headers))
+                return
+            except ServerStartError:
+                if not connection.session_unknown:
+                    raise
+            await asyncio.to_thread(self.session.reopen)  # ended before we reached it: again, on what is known
+        raise ServerStartError(f"{self.connection.launch.name}: {RESTART_ATTEMPTS} new sessions ended before use")
 
     def _reads_only(self, name: str) -> bool:
         """True when the tool says it only reads (MCP ``readOnlyHint``), as the env trusts it to."""

@@ -257,6 +257,11 @@ class SessionHost:
         found.last_used = time.monotonic()
         return found
 
+    def is_open(self, name: str) -> bool:
+        """Whether the session ``name`` is open (its last use left as it is)."""
+        with self._lock:
+            return name in self._sessions
+
     def touch(self, name: str) -> bool:
         """Mark the session ``name`` as used now; False when no such session is open."""
         try:

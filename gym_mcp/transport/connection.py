@@ -300,6 +300,11 @@ class LiveConnection:
             self.relaunches += 1
             await self._start_again("could not be started again after a restart on reset")
 
+    @property
+    def session_unknown(self) -> bool:
+        """True when the server's last answer was HTTP 404: it does not know the session we named."""
+        return self._http is not None and self._http.not_found
+
     async def reconnect(self, launch: Launch) -> None:
         """Reach the server as ``launch`` says from now on (new headers, say: a new session's key).
 
@@ -449,7 +454,7 @@ class LiveConnection:
             text = f"Error: tool {name!r} timed out after {limit:g}s"
             return ToolResult(text + (f"; {down}" if down else ""), is_error=True, timed_out=True, down=bool(down))
         except MCPError as exc:
-            if self._http is not None and self._http.not_found:  # MCP's answer to an unknown session
+            if self.session_unknown:  # MCP's answer to an unknown session
                 text = f"Error: the {self.launch.name} server no longer knows this session (HTTP 404)"
                 return ToolResult(f"{text}; {name!r} did not run", is_error=True, session_lost=True)
             if exc.code != CONNECTION_CLOSED and self.connected and self.process_alive():
