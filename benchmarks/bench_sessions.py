@@ -10,21 +10,29 @@ in one run:
   ``http`` starts (``python -m gym_mcp.servers.banking``, what `BundledSource` runs), after the
   same reset and write, and of one ``gym-mcp serve banking --transport http`` process;
 - **reset latency**, interleaved: a session's reset over the control channel (``POST
-  /control/sessions/{name}/reset``), the restore a sessions env's reset does (``PUT`` by
+  /control/sessions/{key}/reset``), the restore a sessions env's reset does (``PUT`` by
   digest), a whole ``env.reset()`` over sessions, and ``env.reset()`` of a local env
-  (in-process, and over stdio).
+  (in-process, and over stdio);
+- **sessions ended under running episodes** (the soak): episodes of random reads and writes on a
+  second sessions server (``--idle-timeout 1``) while a thread deletes the episode's session
+  at random moments (mid-step included) and the episode now and then pauses past the idle
+  timeout and has it swept. Each episode's final fingerprint is checked against a local env that
+  played the calls that succeeded: an episode whose state differs without saying ``state_lost``
+  is a silent state loss (there must be none; the exit status is 1 otherwise).
 
-Prints a table and writes ``sessions.json``. Run: ``python benchmarks/bench_sessions.py
-[--sessions N] [--repeats N] [--quick] [--out DIR]``.
+Prints tables and writes ``sessions.json``. Run: ``python benchmarks/bench_sessions.py
+[--sessions N] [--soak EPISODES] [--repeats N] [--quick] [--out DIR]``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import random
 import secrets
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -40,6 +48,8 @@ from gym_mcp.sessions.client import SessionState
 DESCRIPTION = "Sessions server: memory per session vs per process, and reset latency over the control channel."
 
 WRITE = {"name": "deposit", "arguments": {"account_id": "ACC-1001", "amount": 5}}
+READ = {"name": "get_balance", "arguments": {"account_id": "ACC-1001"}}
+IDLE_TIMEOUT = 1  # the soak server's (whole seconds): a pause past it, then a listing, sweeps the session
 
 
 def rss_kib(pid: int) -> int:
@@ -119,10 +129,93 @@ def session_files(pid: int) -> int:
     return total
 
 
+def soak_call(rng: random.Random) -> dict[str, Any]:
+    """A random read or write (some writes fail: an overdraft is a tool error the env rolls back)."""
+    account = rng.choice(["ACC-1001", "ACC-1002"])
+    kind = rng.random()
+    if kind < 0.3:
+        return {"name": "get_balance", "arguments": {"account_id": account}}
+    if kind < 0.65:
+        return {"name": "deposit", "arguments": {"account_id": account, "amount": rng.randint(1, 50)}}
+    return {"name": "withdraw", "arguments": {"account_id": account, "amount": rng.choice([5, 20, 10**7])}}
+
+
+def soak_lost_sessions(url: str, token: str, episodes: int, seed: int) -> dict[str, int]:
+    """Episodes on a sessions server whose sessions are deleted and swept under them; what came of it."""
+    rng = random.Random(seed)
+    env = gym.make("gym_mcp/Banking-v0", transport="http", url=url, sessions=True, token=token)
+    local = gym.make("gym_mcp/Banking-v0")
+    control = httpx.Client(
+        base_url=url.removesuffix("/mcp") + "/control", headers={"Authorization": f"Bearer {token}"}, timeout=30
+    )
+    figures = {
+        "episodes_tried": 0,
+        "sessions_deleted": 0,
+        "sessions_swept": 0,
+        "restores": 0,
+        "episodes_state_lost": 0,
+        "silent_state_losses": 0,
+        "calls": 0,
+        "calls_crashed": 0,
+    }
+    stop = threading.Event()
+
+    def deleter() -> None:  # ends the running episode's session at random moments, mid-step included
+        pick = random.Random(seed + 1)
+        while not stop.wait(pick.uniform(0.0, 0.25)):
+            key = env.unwrapped.state.name
+            if control.delete(f"/sessions/{key}").status_code == 200:
+                figures["sessions_deleted"] += 1
+
+    killer = threading.Thread(target=deleter, daemon=True)
+    killer.start()
+    try:
+        for _ in range(episodes):
+            figures["episodes_tried"] += 1
+            env.reset(seed=0)
+            local.reset(seed=0)
+            info: dict[str, Any] = {}
+            truncated = False
+            for _ in range(rng.randint(3, 8)):
+                if rng.random() < 0.06:  # a pause past the idle timeout, then a sweep
+                    key = env.unwrapped.state.name
+                    time.sleep(IDLE_TIMEOUT + 0.05)
+                    listed = control.get("/sessions")  # sweeps first
+                    if control.get(f"/sessions/{key}/fingerprint").status_code == 404 and listed.status_code == 200:
+                        figures["sessions_swept"] += 1
+                call = soak_call(rng)
+                _, _, _, truncated, info = env.step(call)
+                record = info["calls"][-1]
+                figures["calls"] += 1
+                figures["calls_crashed"] += record.status == "crash"
+                if record.status == "ok":  # it ran: the local env plays it too
+                    local.step(call)
+                if truncated:
+                    break
+            if not truncated:
+                _, _, _, truncated, info = env.step("Done.")
+            figures["restores"] += int(info["server_restarts"])
+            if "state_lost" in info["limits"]:
+                figures["episodes_state_lost"] += 1
+            elif info["final_fingerprint"] != local.unwrapped.state.fingerprint():
+                figures["silent_state_losses"] += 1
+    finally:
+        stop.set()
+        killer.join(timeout=5)
+        control.close()
+        local.close()
+        env.close()
+    return figures
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = base_parser(DESCRIPTION, repeats=8, quick_repeats=3)
     parser.add_argument("--sessions", type=int, default=None, help="extra sessions opened (default 16; 8 with --quick)")
+    parser.add_argument(
+        "--soak", type=int, default=None, help="episodes with sessions ended under them (default 60; 20 with --quick)"
+    )
     args = parser.parse_args(argv)
+    soak_episodes = args.soak if args.soak is not None else (20 if args.quick else 60)
     repeats = args.repeats or (3 if args.quick else 8)
     extra = args.sessions or (8 if args.quick else 16)
     resets = 10 if args.quick else 25
@@ -185,6 +278,14 @@ def main(argv: list[str] | None = None) -> int:
         first.reset()
         if state.fingerprint() != state.fingerprint_of(seed):
             raise RuntimeError("a session reset did not restore the seed exactly")
+
+        print(f"soak: {soak_episodes} episodes, their sessions deleted and swept under them ...", file=sys.stderr)
+        soak_port = free_port()
+        soak_server = start_cli_server(
+            ["--sessions", "--idle-timeout", str(IDLE_TIMEOUT)], soak_port, token, workdir / "soak.stderr"
+        )
+        to_close.append(lambda: stop_process(soak_server))
+        soak = soak_lost_sessions(f"http://127.0.0.1:{soak_port}/mcp", token, soak_episodes, seed=0)
     finally:
         for close in reversed(to_close):
             with contextlib.suppress(Exception):
@@ -219,11 +320,26 @@ def main(argv: list[str] | None = None) -> int:
             title=f"Reset latency ({repeats} rounds x {resets})",
         )
     )
-    return finish(
+    print()
+    print(
+        table(
+            ["sessions ended under running episodes", "count"],
+            [[name.replace("_", " "), value] for name, value in soak.items()],
+            title=f"Soak: {soak['episodes_tried']} episodes (silent state losses must be 0)",
+        )
+    )
+    status = finish(
         args.out,
         "sessions",
         started,
-        config={"extra_sessions": extra, "repeats": repeats, "resets_per_round": resets, "server": "banking"},
+        config={
+            "extra_sessions": extra,
+            "repeats": repeats,
+            "resets_per_round": resets,
+            "soak_episodes": soak_episodes,
+            "soak_idle_timeout_s": IDLE_TIMEOUT,
+            "server": "banking",
+        },
         memory_kib={
             "sessions_server_empty": rss_empty,
             "sessions_server_1": rss_one,
@@ -236,7 +352,9 @@ def main(argv: list[str] | None = None) -> int:
         reset=stats,
         reset_over_local_inprocess={name: s["median_ms"] / local_ms for name, s in stats.items()},
         reset_over_local_stdio={name: s["median_ms"] / stdio_ms for name, s in stats.items()},
+        soak=soak,
     )
+    return 1 if soak["silent_state_losses"] else status
 
 
 if __name__ == "__main__":

@@ -52,7 +52,9 @@ Limit = Literal["max_steps", "max_steps_per_turn", "max_user_turns", "server_dow
 
 ``"max_steps"`` / ``"max_steps_per_turn"`` / ``"max_user_turns"``: the environment's settings;
 ``"server_down"``: the server could not be started again; ``"state_lost"``: a failed call's
-write could not be undone (the state cannot be trusted, so the episode cannot go on).
+write could not be undone, or the state itself is gone (a sessions server ended the session after
+a write whose result nobody kept): the state cannot be trusted, so the episode cannot go on (its
+``final_fingerprint`` is then ``""`` when there is no state left to fingerprint).
 """
 LIMITS: tuple[Limit, ...] = get_args(Limit)
 

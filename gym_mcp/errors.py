@@ -11,6 +11,8 @@ Every exception the library raises on purpose derives from `GymMCPError`, so one
     │   ├── ServerCrashedError  the server died and could not be brought back
     │   └── ToolTimeoutError    a tool call ran past its timeout
     ├── StateError              a snapshot, restore or diff failed
+    │   └── StateLostError      the state itself is gone (a sessions server ended the session) and
+    │                           nobody kept it: the episode cannot go on from it
     ├── TaskError               a task is malformed or does not fit its environment
     ├── SynthError              task synthesis could not produce what was asked
     ├── EndpointError           an OpenAI-compatible endpoint is unreachable or answers wrongly
@@ -42,6 +44,7 @@ __all__ = [
     "ServerError",
     "ServerStartError",
     "StateError",
+    "StateLostError",
     "SynthError",
     "TaskError",
     "ToolTimeoutError",
@@ -80,6 +83,10 @@ class ToolTimeoutError(ServerError):
 
 class StateError(GymMCPError):
     """A state snapshot, restore or diff failed."""
+
+
+class StateLostError(StateError):
+    """The state an episode plays on is gone and its last known value with it: it cannot be put back."""
 
 
 class TaskError(GymMCPError):

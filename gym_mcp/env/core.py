@@ -36,7 +36,7 @@ from gym_mcp.env.config import TaskOrder, check_task_order
 from gym_mcp.env.conversation import Conversation
 from gym_mcp.env.hooks import CallHook
 from gym_mcp.episode import CallRecord, CallStatus, Episode, Limit, RewardFn, UserTurn
-from gym_mcp.errors import ConfigError, TaskError
+from gym_mcp.errors import ConfigError, StateLostError, TaskError
 from gym_mcp.live.live_server import LiveServer
 from gym_mcp.live.warm_pool import ServerPool, get_pool
 from gym_mcp.state.base import Snapshot
@@ -415,15 +415,23 @@ class EpisodeCore(ABC):
             messages=tuple(copy.deepcopy(self.messages)),
             final_answer=self.final_answer,
             # parts a task's replay found minted (metadata["volatile"]) are judged as volatile
-            final_fingerprint=self._require_live().state.fingerprint_without(
-                self._episode_task().metadata.get("volatile")
-            ),
+            final_fingerprint=self._final_fingerprint(),
             terminated=ended[0] if terminated is None else terminated,
             truncated=ended[1] if truncated is None else truncated,
             user_turns=tuple(self.user_turns),
             with_user=self.user is not None,
             limits=tuple(self.limits),
         )
+
+    def _final_fingerprint(self) -> str:
+        """The fingerprint the episode is judged by; ``""`` (which matches nothing) when the state was lost."""
+        # parts a task's replay found minted (metadata["volatile"]) are judged as volatile
+        try:
+            return self._require_live().state.fingerprint_without(self._episode_task().metadata.get("volatile"))
+        except StateLostError:
+            if "state_lost" not in self.limits:
+                self.limits.append("state_lost")
+            return ""
 
     @abstractmethod
     async def snapshot(self) -> EpisodeSnapshot:

@@ -23,7 +23,7 @@ from gym_mcp.env.reference import reference_state
 from gym_mcp.env.sync import SyncEnv
 from gym_mcp.env.tools import ToolView
 from gym_mcp.episode import RewardFn
-from gym_mcp.errors import ConfigError, StateError, TaskError
+from gym_mcp.errors import ConfigError, StateError, StateLostError, TaskError
 from gym_mcp.live.live_server import LiveServer, ServerSource, Transport
 from gym_mcp.live.sources import bundled_source
 from gym_mcp.live.warm_pool import ServerPool
@@ -202,6 +202,7 @@ class AsyncMCPEnv(EpisodeCore):
         if await live.relaunch(lambda: live.state.restore(initial)):
             self.counters["restarts_on_reset"] += 1
         self.initial_fingerprint = live.state.fingerprint_of(initial)  # cached: restores are exact
+        self._sync_restarts()  # a session the server had ended is reopened by that restore: counted here
         opening = self._opening(task)
         if self.call_hook is not None:  # the hook shows its own instruction; the conversation records it
             self.call_hook.start(task, self._own_tools(), self.view.tools)
@@ -353,16 +354,25 @@ class AsyncMCPEnv(EpisodeCore):
         # (wrote and then refused, died after committing, timed out half-way): keep the state
         # from before the call and put it back after any error. Tools that say they only read
         # (the MCP readOnlyHint) are trusted and skip the copy.
-        checkpoint = None if _read_only(tool) else live.state.snapshot()
-        # call_tool restarts a dead server first; _sync_restarts counts it for this episode.
-        result = await live.call_tool(self.view.server_name(call.name), call.arguments)
-        self._sync_restarts()
+        try:
+            checkpoint = None if _read_only(tool) else live.state.snapshot()
+        except StateLostError as exc:  # the state is gone (a sessions server ended the session): nothing to call on
+            checkpoint = None
+            text = f"Error: {exc}; {call.name!r} did not run"
+            result = ToolResult(text, is_error=True, crashed=True, state_lost=True)
+        else:
+            # call_tool restarts a dead server (or reopens an ended session) first; _sync_restarts
+            # counts it for this episode.
+            result = await live.call_tool(self.view.server_name(call.name), call.arguments)
+            self._sync_restarts()
         if result.is_error and checkpoint is not None:
             try:
                 live.state.restore(checkpoint)
                 self.counters["rolled_back"] += 1
             except StateError:  # e.g. a tool made the state unwritable: the episode cannot go on
                 self.limits.append("state_lost")
+        if result.state_lost and "state_lost" not in self.limits:  # never go on in a world that is not this one
+            self.limits.append("state_lost")
         if result.down:
             self.limits.append("server_down")
         output = self._clip_output(result.text)

@@ -1,9 +1,10 @@
 """The HTTP face of a sessions host: the MCP endpoint with a state per session, and the control channel.
 
 `session_app` is the ASGI app of a `SessionHost`: the kit's MCP endpoint (each tool call bound
-to its session's database by the host's middleware), wrapped so that a session's state is made
-at its first request and removed at its end, plus the control channel's routes under
-``/control`` (each behind the server's token). `serve_sessions` runs it
+to its session's database by the host's middleware), wrapped so that a request naming a session
+that is not open is refused (404) and a handshake session's state is made when its initialize
+succeeds and removed at its end, plus the control channel's routes under ``/control`` (each
+behind the server's token). `serve_sessions` runs it
 (``gym-mcp serve NAME --transport http --sessions``).
 """
 
@@ -52,8 +53,19 @@ def session_app(host: SessionHost, *, path: str = "/mcp") -> ASGIApp:
     return _SessionLifecycle(inner, host, path)
 
 
+_UNKNOWN_KEY = Refused(
+    404,
+    f"Session not found: no open session has this {SESSION_HEADER} key (it was closed, or ended idle); "
+    "its state is gone. Open a new session with POST /control/sessions",
+    "session",
+)
+
+
+_SESSION_ENDED = Refused(404, "the session ended (closed, or idle past the timeout) during the request", "session")
+
+
 class _SessionLifecycle:
-    """ASGI wrapper of the MCP endpoint: a session's state made at its first request, removed at its end."""
+    """ASGI wrapper of the MCP endpoint: unknown keys refused; a handshake session's state made and removed."""
 
     def __init__(self, app: ASGIApp, host: SessionHost, path: str) -> None:
         self.app = app
@@ -70,18 +82,19 @@ class _SessionLifecycle:
             return
         key = headers.get(SESSION_HEADER) or None
         mcp_id = headers.get(MCP_SESSION_ID) or None
-        opening = key is None and mcp_id is None and scope["method"] == "POST"
-        if opening or (key is not None and not self.host.touch(key)):
+        if key is not None and not self.host.touch(key):
+            # Never a new session for an unknown key: the client's own state ended (closed, or
+            # idle past the timeout), and it must be told so, as MCP answers an unknown session id.
+            await _UNKNOWN_KEY.response()(scope, receive, send)
+            return
+        if key is None and mcp_id is None and scope["method"] == "POST":  # a handshake client's opening
             try:
                 initial = self.host.initial(headers)
-                if key is not None:
-                    await anyio.to_thread.run_sync(self.host.open_session, key, initial)
             except Refused as exc:
                 await exc.response()(scope, receive, send)
                 return
-            if opening:  # a handshake-era client without a key: named by the session id it gets
-                await self.app(scope, receive, self._opening(initial, send))
-                return
+            await self.app(scope, receive, self._opening(initial, send))
+            return
         name = key or mcp_id
         if name is None or mcp_id is None:
             await self.app(scope, receive, send)
@@ -139,6 +152,9 @@ def _control_routes(host: SessionHost) -> list[tuple[str, list[str], Handler]]:
             except Refused as exc:
                 return exc.response()
             except StateError as exc:
+                ref = request.path_params.get("ref")
+                if ref is not None and not host.is_open(str(ref)):  # it ended (closed, swept) during the request
+                    return _SESSION_ENDED.response()
                 return JSONResponse({"error": str(exc)}, status_code=400)
 
         return handler
@@ -148,7 +164,8 @@ def _control_routes(host: SessionHost) -> list[tuple[str, list[str], Handler]]:
         try:
             return host.session(ref)
         except KeyError:
-            raise Refused(404, f"no open session {ref[:80]!r}; GET /control/sessions lists them", "session") from None
+            # the same answer for a key that never was, one that ended, and a public id
+            raise Refused(404, "no open session has this key (it was closed, or ended idle)", "session") from None
 
     async def body_of(request: Request) -> bytes:
         size = request.headers.get("content-length")
@@ -170,12 +187,34 @@ def _control_routes(host: SessionHost) -> list[tuple[str, list[str], Handler]]:
 
     async def sessions(request: Request) -> Response:
         host.sweep()
-        return JSONResponse({"sessions": [s.name for s in host.sessions]})
+        return JSONResponse({"sessions": host.listing()})
+
+    async def open_one(request: Request) -> Response:
+        seed: int | None = None
+        digest: str | None = None
+        body = await body_of(request)
+        if body.strip():
+            try:
+                asked = _json_object(body)
+            except ValueError as exc:
+                raise Refused(400, f'the body must be a JSON object like {{"seed": 0}}: {exc}') from None
+            given, digest = asked.get("seed"), asked.get("snapshot")
+            if given is not None and digest is not None:
+                raise Refused(400, 'give "seed" or "snapshot", not both')
+            if given is not None and (not isinstance(given, int) or isinstance(given, bool)):
+                raise Refused(400, f"seed must be an integer, got {given!r:.80}")
+            if digest is not None and not isinstance(digest, str):
+                raise Refused(400, f"snapshot must be a digest (a string), got {digest!r:.80}")
+            seed = given
+        initial = host.starting(seed, digest)
+        session = await anyio.to_thread.run_sync(host.mint, initial)
+        # the key goes to this request's sender only: it is the session's capability
+        return JSONResponse({"key": session.name, "id": session.id, "digest": initial.digest}, status_code=201)
 
     async def end(request: Request) -> Response:
         session = session_of(request)
         await anyio.to_thread.run_sync(host.close_session, session.name)
-        return JSONResponse({"closed": session.name})
+        return JSONResponse({"closed": session.id})
 
     async def reset(request: Request) -> Response:
         session = session_of(request)
@@ -231,6 +270,7 @@ def _control_routes(host: SessionHost) -> list[tuple[str, list[str], Handler]]:
     return [
         ("/info", ["GET"], guarded(info)),
         ("/sessions", ["GET"], guarded(sessions)),
+        ("/sessions", ["POST"], guarded(open_one)),
         ("/sessions/{ref}", ["DELETE"], guarded(end)),
         ("/sessions/{ref}/reset", ["POST"], guarded(reset)),
         ("/sessions/{ref}/snapshot", ["GET"], guarded(snapshot)),

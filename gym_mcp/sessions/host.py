@@ -3,29 +3,45 @@
 `SessionHost` serves a bundled database server over streamable HTTP so that every MCP session
 has its own state: when a session opens, the host gives it a private SQLite file, made from a
 data seed (or from a snapshot the host holds); every tool call of the session reads and writes
-that file only; when the session closes (the client's DELETE), the file is removed.
+that file only; when the session ends (its client closes it, or it goes idle past the
+timeout), the file is removed.
 
-Which session a tool call belongs to is the MCP session id the SDK routes it by: a server
-middleware binds that session's database to the call (a context variable the kit's engine reads
-when the tool opens its connection), so the tools are the kit's own, unchanged, and the tool
-list is the same as a plain server's.
+Which session a tool call belongs to is named by its request: the session key the host minted
+for it (the ``Gym-MCP-Session`` header), or the MCP session id of a client that opened one with
+the initialize handshake. A server middleware binds that session's database to the call (a
+context variable the kit's engine reads when the tool opens its connection), so the tools are
+the kit's own, unchanged, and the tool list is the same as a plain server's.
+
+Sessions are capabilities. Every client holds the same server token, so the token cannot tell
+one client from another; what sets the opener of a session apart is the key the host mints for
+it (``POST /control/sessions``: 256 random bits, answered to that request only). Knowing the key
+is owning the session: every request that reads, writes, restores or ends a session names it
+by its key, and no route ever lists keys, so a holder of the token who was not given a key
+cannot find one (a guessed or stale key gets 404, exactly like a session that ended). Sessions
+are listed by a public id, which opens nothing. A request that names a key the host does not
+know is refused with 404 (the MCP rule for an unknown session); it never opens a session, so a
+client whose session ended finds out, instead of going on in a fresh world at the seed state.
 
 The state is driven from outside through a control channel: plain HTTP routes under
 ``/control`` on the same server, which are not MCP tools (no tool can reach them) and answer
 only requests that carry the server's bearer token (others get 401 and change nothing)::
 
-    GET  /control/info                         server name, volatile columns, open sessions
-    GET  /control/sessions                     the open sessions (id and key)
-    POST /control/sessions/{ref}/reset         back to a data seed (JSON body {"seed": N}, default the server's)
-    GET  /control/sessions/{ref}/snapshot      the session's database (bytes; digest in Gym-MCP-Digest)
-    PUT  /control/sessions/{ref}/snapshot      restore: the database bytes, or an empty body and the
-                                               Gym-MCP-Digest of a snapshot the host holds (else 404)
-    GET  /control/sessions/{ref}/fingerprint   {"fingerprint": ...}, as `SQLiteState.fingerprint` computes it
-    POST /control/snapshots                    keep a snapshot (bytes) for later; answers its digest
+    GET    /control/info                        server name, volatile columns, how many sessions are open
+    POST   /control/sessions                    open a session (JSON body {"seed": N} or {"snapshot": DIGEST},
+                                                default the server's seed): {"key": ..., "id": ...}
+    GET    /control/sessions                    the open sessions by public id (no keys), idle seconds each
+    DELETE /control/sessions/{key}              end the session
+    POST   /control/sessions/{key}/reset        back to a data seed (JSON body {"seed": N}, default the server's)
+    GET    /control/sessions/{key}/snapshot     the session's database (bytes; digest in Gym-MCP-Digest)
+    PUT    /control/sessions/{key}/snapshot     restore: the database bytes, or an empty body and the
+                                                Gym-MCP-Digest of a snapshot the host holds (else 404)
+    GET    /control/sessions/{key}/fingerprint  {"fingerprint": ...}, as `SQLiteState.fingerprint` computes it
+    POST   /control/snapshots                   keep a snapshot (bytes) for later; answers its digest
 
-``{ref}`` is the MCP session id or the key the client chose for the session (the
-``Gym-MCP-Session`` header of its requests). The opening request may carry ``Gym-MCP-Seed``
-(the data seed to start from) or ``Gym-MCP-Snapshot`` (the digest of a held snapshot).
+``{key}`` is the session's key (or the MCP session id of a handshake session). A 404 says what
+is missing (``{"missing": "session"}`` or ``"snapshot"``). A handshake client's initialize may
+carry ``Gym-MCP-Seed`` (the data seed to start from) or ``Gym-MCP-Snapshot`` (the digest of a
+held snapshot).
 
 This module is the host's state (sessions, held snapshots, the tool-call binding, the token
 check); its HTTP face (the ASGI app, the control routes, `serve_sessions`) is
@@ -36,6 +52,7 @@ from __future__ import annotations
 
 import contextlib
 import hmac
+import secrets
 import sqlite3
 import threading
 import time
@@ -86,25 +103,28 @@ class HostedSession:
     """One open session and its private state.
 
     Attributes:
-        name: What the session is known by: the client's ``Gym-MCP-Session`` key, or its MCP
-            session id (a handshake-era client that sends no key).
+        name: What the session is known by, and what reaching it takes (a capability): the key
+            the host minted for it, or its MCP session id (a handshake client that has no key).
         state: Its database (a private file).
+        id: Its public id: what `SessionHost.listing` shows; it opens nothing.
         last_used: `time.monotonic` of its last request.
     """
 
     name: str
     state: SQLiteState
+    id: str = field(default_factory=lambda: secrets.token_hex(8))
     last_used: float = field(default_factory=time.monotonic)
 
 
 class SessionHost:
     """Serves one bundled database server with a private state per session.
 
-    A session is named by the ``Gym-MCP-Session`` header its client sends with every request
-    (gym-mcp's envs do; MCP's 2026 protocol has no sessions of its own), or else by its MCP
-    session id (a client that opens one with the initialize handshake). The first request
-    that names a session opens it; the client ends it (``DELETE /control/sessions/{name}``, or
-    the MCP DELETE that closes a handshake-era session), or it ends after going idle.
+    A session is opened by the control channel (`mint`: the host chooses its key and tells only
+    the opener), and named by that key in the ``Gym-MCP-Session`` header of every request
+    (gym-mcp's envs do; MCP's 2026 protocol has no sessions of its own); or it is opened by a
+    client's initialize handshake and named by its MCP session id. The client ends it
+    (``DELETE /control/sessions/{key}``, or the MCP DELETE that closes a handshake session),
+    or it ends after going idle. A request naming a session that is not open opens none.
 
     Args:
         kit: The server (a `ServerKit`; folder servers are not supported).
@@ -167,6 +187,21 @@ class SessionHost:
         with self._lock:
             return list(self._sessions.values())
 
+    def listing(self) -> list[dict[str, Any]]:
+        """The open sessions as anyone with the token may see them: public id and idle seconds, never a key."""
+        now = time.monotonic()
+        return [{"id": s.id, "idle_s": round(now - s.last_used, 3)} for s in self.sessions]
+
+    def mint(self, initial: Snapshot) -> HostedSession:
+        """Open a new session on a copy of ``initial`` under a key chosen here (256 random bits).
+
+        The key is the session's capability: return it only to the one who asked.
+
+        Raises:
+            Refused: ``max_sessions`` are open already.
+        """
+        return self.open_session(secrets.token_urlsafe(32), initial)
+
     def seed_snapshot(self, seed: int) -> Snapshot:
         """The database of data seed ``seed`` (built once, then held for restores by digest)."""
         snap = self._source.initial_snapshot(seed)
@@ -221,6 +256,11 @@ class SessionHost:
             found = self._sessions[name]
         found.last_used = time.monotonic()
         return found
+
+    def is_open(self, name: str) -> bool:
+        """Whether the session ``name`` is open (its last use left as it is)."""
+        with self._lock:
+            return name in self._sessions
 
     def touch(self, name: str) -> bool:
         """Mark the session ``name`` as used now; False when no such session is open."""
@@ -322,7 +362,8 @@ class SessionHost:
         if session is None:
             text = (
                 f"Error: this server keeps a state per session, and this call names no open session "
-                f"(send a {SESSION_HEADER} header, or open an MCP session with initialize)"
+                f"(open one with POST /control/sessions and send its key in a {SESSION_HEADER} header, "
+                f"or open an MCP session with initialize)"
             )
             return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
         bound = self._current.set(session)
@@ -339,14 +380,17 @@ class SessionHost:
     # -- requests -----------------------------------------------------------------------------
 
     def authorized(self, headers: Headers) -> bool:
-        """True when the request carries the server's bearer token (compared in constant time)."""
-        scheme, _, value = headers.get("authorization", "").partition(" ")
-        if scheme.lower() != "bearer":
-            return False
-        return hmac.compare_digest(value.strip().encode("utf-8", "surrogatepass"), self._token)
+        """True when the request carries the server's bearer token (compared in constant time).
+
+        The header is read by `bearer_token`, the parse the MCP endpoint's verifier uses too.
+        """
+        from gym_mcp.servers.kit import bearer_token
+
+        given = bearer_token(headers.get("authorization"))
+        return given is not None and hmac.compare_digest(given.encode(), self._token)
 
     def initial(self, headers: Headers) -> Snapshot:
-        """The state an opening request asks for (``Gym-MCP-Seed`` or ``Gym-MCP-Snapshot``; else the server's seed).
+        """The state a handshake's opening request asks for (``Gym-MCP-Seed`` or ``Gym-MCP-Snapshot``).
 
         Raises:
             Refused: A malformed seed, an unknown snapshot digest, or both given.
@@ -354,6 +398,20 @@ class SessionHost:
         seed_text, digest = headers.get(SEED_HEADER), headers.get(SNAPSHOT_HEADER)
         if seed_text is not None and digest is not None:
             raise Refused(400, f"give {SEED_HEADER} or {SNAPSHOT_HEADER}, not both")
+        if seed_text is None:
+            return self.starting(None, digest)
+        try:
+            seed = int(seed_text)
+        except ValueError:
+            raise Refused(400, f"{SEED_HEADER} must be an integer, got {seed_text[:80]!r}") from None
+        return self.starting(seed, None)
+
+    def starting(self, seed: int | None, digest: str | None) -> Snapshot:
+        """The state a new session starts from: a held snapshot by digest, else data seed ``seed`` (None: the server's).
+
+        Raises:
+            Refused: No snapshot with that digest is held (404, ``missing: "snapshot"``).
+        """
         if digest is not None:
             snap = self.held(digest.strip())
             if snap is None:
@@ -361,10 +419,4 @@ class SessionHost:
                     404, f"no snapshot with digest {digest[:80]!r} is held; POST it to /control/snapshots", "snapshot"
                 )
             return snap
-        if seed_text is None:
-            return self.seed_snapshot(self.seed)
-        try:
-            seed = int(seed_text)
-        except ValueError:
-            raise Refused(400, f"{SEED_HEADER} must be an integer, got {seed_text[:80]!r}") from None
-        return self.seed_snapshot(seed)
+        return self.seed_snapshot(self.seed if seed is None else seed)

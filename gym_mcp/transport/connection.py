@@ -73,6 +73,7 @@ class LiveConnection:
         self.startup_timeout = startup_timeout
         self.restarts = 0
         self.relaunches = 0
+        self.calls = 0  # tool calls asked of it (a state kept beside it knows whether one may have written)
         self._client: Client | None = None
         self._owner: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
@@ -299,6 +300,27 @@ class LiveConnection:
             self.relaunches += 1
             await self._start_again("could not be started again after a restart on reset")
 
+    @property
+    def session_unknown(self) -> bool:
+        """True when the server's last answer was HTTP 404: it does not know the session we named."""
+        return self._http is not None and self._http.not_found
+
+    async def reconnect(self, launch: Launch) -> None:
+        """Reach the server as ``launch`` says from now on (new headers, say: a new session's key).
+
+        The MCP session is closed and a new one opened on the new launch; not counted in
+        `restarts` nor `relaunches` (the caller counts what it means). Only a server someone
+        else runs may be reconnected: a process we run would be stopped.
+
+        Raises:
+            ServerStartError: ``launch`` starts a process, or the new session could not be opened.
+        """
+        if launch.command or launch.transport != "http":
+            raise ServerStartError(f"{launch.name}: only a server at a URL someone else runs can be reconnected")
+        await self._teardown()
+        self.launch = launch
+        await self.start()
+
     async def _start_again(self, failure: str) -> None:
         """Start the server, tried `RESTART_ATTEMPTS` times (a little later each time).
 
@@ -402,7 +424,10 @@ class LiveConnection:
         - A server that died during the call, or whose connection broke, is restarted and the
           call reported as crashed (not retried: it may have half-run).
         - A server that cannot be started again gives a result with ``down`` set.
+        - A server that answers HTTP 404 (it does not know our session) gives a result with
+          ``session_lost`` set; nothing is restarted (whoever opened the session opens another).
         """
+        self.calls += 1
         try:
             await self.ensure_alive()
         except ServerCrashedError as exc:
@@ -429,6 +454,9 @@ class LiveConnection:
             text = f"Error: tool {name!r} timed out after {limit:g}s"
             return ToolResult(text + (f"; {down}" if down else ""), is_error=True, timed_out=True, down=bool(down))
         except MCPError as exc:
+            if self.session_unknown:  # MCP's answer to an unknown session
+                text = f"Error: the {self.launch.name} server no longer knows this session (HTTP 404)"
+                return ToolResult(f"{text}; {name!r} did not run", is_error=True, session_lost=True)
             if exc.code != CONNECTION_CLOSED and self.connected and self.process_alive():
                 return ToolResult(f"Error: {_describe(exc)}", is_error=True)  # the server answered with an error
             return await self._crashed(name)

@@ -41,6 +41,7 @@ class CappedHTTPTransport(httpx2.AsyncBaseTransport):
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.refused = 0  # the last 401/403 status the server answered with (0: none)
+        self.not_found = False  # the last answer was 404: the server does not know our session
         self._inner = httpx2.AsyncHTTPTransport()
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
@@ -48,6 +49,7 @@ class CappedHTTPTransport(httpx2.AsyncBaseTransport):
         response = await self._inner.handle_async_request(request)
         if response.status_code in (401, 403):
             self.refused = response.status_code
+        self.not_found = response.status_code == 404
         if request.method != "POST" or not response.headers.get("content-type", "").startswith("application/json"):
             return response
         length = response.headers.get("content-length", "")

@@ -29,6 +29,11 @@ class ToolResult:
         timed_out: True when the call ran past its timeout.
         crashed: True when the server died during the call (it was restarted, unless ``down``).
         down: True when the server could not be started again: no call can run until it is.
+        session_lost: True when the server answered that it no longer knows the connection's
+            session (HTTP 404, as MCP answers an unknown session): the call did not run, and
+            whatever state the server kept for the session is gone with it.
+        state_lost: True when the state the episode was playing on is gone and could not be
+            put back (e.g. a lost session whose last state nobody kept): no call can go on from it.
     """
 
     text: str
@@ -36,6 +41,8 @@ class ToolResult:
     timed_out: bool = False
     crashed: bool = False
     down: bool = False
+    session_lost: bool = False
+    state_lost: bool = False
 
 
 def too_large(limit: int = MAX_RESULT_BYTES) -> str:

@@ -36,6 +36,7 @@ __all__ = [
     "add_token_arguments",
     "auth_headers",
     "bearer_auth",
+    "bearer_token",
     "http_token",
     "is_loopback",
     "listen_socket",
@@ -199,7 +200,27 @@ def add_token_arguments(parser: argparse.ArgumentParser) -> None:
 # -- bearer-token authentication -------------------------------------------------------------
 
 _TOKEN_CHARS = re.compile(r"[\x21-\x7e]+")
+_BEARER = re.compile(r"(?i:bearer) ([\x21-\x7e]+)")
 _CLIENT_ID = "gym-mcp"
+
+
+def bearer_token(authorization: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer TOKEN`` header value, or None when it is not one.
+
+    The one parse of the header every HTTP face of ours uses (an MCP endpoint's
+    `StaticTokenVerifier`, a sessions server's control channel), so a credential one accepts
+    the other accepts too. The scheme is matched without regard to case (RFC 9110 11.1); one
+    space separates it from the token, as every client sends it and as the MCP SDK reads it
+    (``Bearer  TOKEN``, with two, is refused everywhere); the token is visible ASCII without
+    spaces, the only tokens `http_token` lets a server have.
+
+    Args:
+        authorization: The header's value (None: no header).
+    """
+    if authorization is None:
+        return None
+    found = _BEARER.fullmatch(authorization)
+    return found.group(1) if found is not None else None
 
 
 def auth_headers(token: str) -> dict[str, str]:
@@ -232,7 +253,10 @@ class StaticTokenVerifier:
 
     async def verify_token(self, token: str) -> AccessToken | None:
         """Accept ``token`` when it is the static token, else None (the request gets 401)."""
-        if hmac.compare_digest(token.encode("utf-8", "surrogatepass"), self._token):
+        # The SDK hands over what follows "Bearer " in the header; parsing the header again with
+        # `bearer_token` keeps the one rule (a second space makes the token start with a space).
+        given = bearer_token(f"Bearer {token}")
+        if given is not None and hmac.compare_digest(given.encode(), self._token):
             return AccessToken(token=token, client_id=_CLIENT_ID, scopes=[])
         return None
 

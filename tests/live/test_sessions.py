@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import functools
 import json
+import sqlite3
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -22,7 +23,7 @@ import uvicorn
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from gym_mcp import BundledSource, Launch, LiveConnection, SQLiteState, Task, free_port
+from gym_mcp import BundledSource, SQLiteState, Task, free_port
 from gym_mcp.errors import ConfigError, ServerStartError, StateError
 from gym_mcp.playback import replay
 from gym_mcp.servers import get_kit
@@ -35,10 +36,9 @@ TOKEN = "sessions-test-token-1"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    """The MCP URL of a banking sessions server on 127.0.0.1 (what ``gym-mcp serve --sessions`` runs, in a thread)."""
-    host = SessionHost(get_kit("banking"), token=TOKEN)
+@contextlib.contextmanager
+def serving(host: SessionHost) -> Iterator[str]:
+    """Serve ``host`` on 127.0.0.1 (what ``gym-mcp serve --sessions`` runs, in a thread); its MCP URL."""
     port = free_port()
     runner = uvicorn.Server(uvicorn.Config(session_app(host), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=runner.run, daemon=True)
@@ -53,6 +53,13 @@ def server() -> Iterator[str]:
         runner.should_exit = True
         thread.join(timeout=10)
         host.close()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    """The MCP URL of a banking sessions server on 127.0.0.1."""
+    with serving(SessionHost(get_kit("banking"), token=TOKEN)) as url:
+        yield url
 
 
 @functools.cache
@@ -75,8 +82,9 @@ async def mcp_client(server: str, **options: object) -> AsyncIterator[Client]:
         yield client
 
 
-def open_names(server: str) -> set[str]:
-    return set(http().get(f"{control(server)}/sessions", headers=AUTH).json()["sessions"])
+def open_ids(server: str) -> set[str]:
+    """The public ids of the open sessions (the listing shows no keys)."""
+    return {s["id"] for s in http().get(f"{control(server)}/sessions", headers=AUTH).json()["sessions"]}
 
 
 def test_sixteen_concurrent_sessions_each_hold_only_their_own_writes(server: str) -> None:
@@ -101,7 +109,7 @@ def test_sixteen_concurrent_sessions_each_hold_only_their_own_writes(server: str
 
     sessions = asyncio.run(all_sessions())
     try:
-        assert {s.name for s, _ in sessions} <= open_names(server)
+        assert {s.id for s, _ in sessions} <= open_ids(server)
         fingerprints = set()
         for i, (state, text) in enumerate(sessions):
             diff = state.diff(seed, state.snapshot())
@@ -118,7 +126,7 @@ def test_sixteen_concurrent_sessions_each_hold_only_their_own_writes(server: str
     finally:
         for state, _ in sessions:
             state.close()
-    assert not {s.name for s, _ in sessions} & open_names(server)  # closed: their state files are gone
+    assert not {s.id for s, _ in sessions} & open_ids(server)  # closed: their state files are gone
 
 
 def test_the_control_channel_refuses_without_the_token_and_changes_nothing(server: str) -> None:
@@ -133,6 +141,7 @@ def test_the_control_channel_refuses_without_the_token_and_changes_nothing(serve
         requests = [
             ("GET", "/info", None),
             ("GET", "/sessions", None),
+            ("POST", "/sessions", None),
             ("POST", f"/sessions/{name}/reset", b'{"seed": 0}'),
             ("GET", f"/sessions/{name}/snapshot", None),
             ("PUT", f"/sessions/{name}/snapshot", BundledSource("banking").initial_snapshot(0).data),
@@ -147,7 +156,7 @@ def test_the_control_channel_refuses_without_the_token_and_changes_nothing(serve
                 assert "token" in response.json()["error"]
             assert http().post(server, headers=headers, json={}).status_code == 401  # the MCP endpoint wants it too
         assert state.fingerprint() == before
-        assert name in open_names(server)
+        assert state.id in open_ids(server)
     finally:
         env.close()
 
@@ -243,25 +252,35 @@ def test_a_session_starts_from_a_seed_or_a_held_snapshot(server: str) -> None:
     kept = http().post(f"{control(server)}/snapshots", headers=AUTH, content=snap.data)
     assert kept.json()["digest"] == snap.digest
 
-    async def fingerprint_at_start(name: str, header: str, value: str) -> str:
-        headers = {**AUTH, SESSION_HEADER: name, header: value}
-        connection = LiveConnection(Launch("banking", "http", url=server, headers=headers))
+    def fingerprint_at_start(body: dict[str, object]) -> str:
+        opened = http().post(f"{control(server)}/sessions", headers=AUTH, json=body)
+        assert opened.status_code == 201, opened.text
+        key = opened.json()["key"]
         try:
-            await connection.start()
-            return str(http().get(f"{control(server)}/sessions/{name}/fingerprint", headers=AUTH).json()["fingerprint"])
+            return str(http().get(f"{control(server)}/sessions/{key}/fingerprint", headers=AUTH).json()["fingerprint"])
         finally:
-            await connection.close()
-            http().delete(f"{control(server)}/sessions/{name}", headers=AUTH)
+            http().delete(f"{control(server)}/sessions/{key}", headers=AUTH)
 
     state = SQLiteState(None, volatile=local.kit.volatile_columns)
-    assert asyncio.run(fingerprint_at_start("from-snapshot", SNAPSHOT_HEADER, snap.digest)) == state.fingerprint_of(
-        snap
-    )
-    seeded = asyncio.run(fingerprint_at_start("from-seed", "Gym-MCP-Seed", "2"))
-    assert seeded == state.fingerprint_of(local.initial_snapshot(2))
-    unknown = http().post(server, headers={**AUTH, SESSION_HEADER: "x", SNAPSHOT_HEADER: "0" * 64}, json={})
+    assert fingerprint_at_start({"snapshot": snap.digest}) == state.fingerprint_of(snap)
+    assert fingerprint_at_start({"seed": 2}) == state.fingerprint_of(local.initial_snapshot(2))
+    before = open_ids(server)
+    unknown = http().post(f"{control(server)}/sessions", headers=AUTH, json={"snapshot": "0" * 64})
     assert unknown.status_code == 404 and unknown.json()["missing"] == "snapshot"
-    assert not {"from-snapshot", "from-seed", "x"} & open_names(server)
+    assert open_ids(server) == before
+
+    async def handshake_from_snapshot() -> float:  # a plain MCP client, no key: the initialize's headers
+        async with (
+            httpx2.AsyncClient(headers={**AUTH, SNAPSHOT_HEADER: snap.digest}) as client,
+            Client(streamable_http_client(server, http_client=client), mode="legacy") as mcp,
+        ):
+            result = await mcp.call_tool("get_balance", {"account_id": "ACC-1001"})
+            return float(json.loads(result.content[0].text)["balance"])  # type: ignore[union-attr]
+
+    with contextlib.closing(sqlite3.connect(":memory:")) as db:
+        db.deserialize(snap.data)
+        (cents,) = db.execute("SELECT balance_cents FROM accounts WHERE id = 'ACC-1001'").fetchone()
+    assert asyncio.run(handshake_from_snapshot()) == pytest.approx(cents / 100)
 
 
 def test_bad_input_gets_clear_errors(server: str) -> None:
@@ -290,8 +309,10 @@ def test_bad_input_gets_clear_errors(server: str) -> None:
             await live.close()
 
     asyncio.run(run())
-    bad_seed = http().post(server, headers={**AUTH, SESSION_HEADER: "k", "Gym-MCP-Seed": "x"}, json={})
+    bad_seed = http().post(server, headers={**AUTH, "Gym-MCP-Seed": "x"}, json={})  # a handshake's opening
     assert bad_seed.status_code == 400 and "must be an integer" in bad_seed.json()["error"]
+    bad_open = http().post(f"{base}/sessions", headers=AUTH, json={"seed": "x"})
+    assert bad_open.status_code == 400 and "seed must be an integer" in bad_open.json()["error"]
     with pytest.raises(ServerStartError, match="refused the token"):
         gym.make("gym_mcp/Banking-v0", transport="http", url=server, sessions=True, token="wrong-token")
     with pytest.raises(ServerStartError, match="serves 'banking', not 'shopping'"):
@@ -306,14 +327,14 @@ def test_a_handshake_session_without_a_key_ends_when_the_mcp_session_closes(serv
     async def run() -> tuple[set[str], str]:
         async with mcp_client(server, mode="legacy") as client:
             result = await client.call_tool("deposit", {"account_id": "ACC-1001", "amount": 9})
-            during = open_names(server)
+            during = open_ids(server)
         return during, result.content[0].text  # type: ignore[union-attr]
 
-    before = open_names(server)
+    before = open_ids(server)
     during, text = asyncio.run(run())
     assert json.loads(text)["new_balance"] == pytest.approx(4853.32 + 9)  # on its own fresh state
     (opened,) = during - before
-    assert opened not in open_names(server)
+    assert opened not in open_ids(server)
 
 
 @pytest.mark.parametrize(
@@ -347,3 +368,182 @@ def test_session_files_are_removed(tmp_path: Path) -> None:
     assert [s.name for s in host.sessions] == ["c"]
     host.close()
     assert not list(tmp_path.glob("*.db"))
+
+
+# -- a session that ends under an episode (issue 36) ---------------------------------------------
+
+DEPOSIT = {"name": "deposit", "arguments": {"account_id": "ACC-1001", "amount": 7}}
+BALANCE = {"name": "get_balance", "arguments": {"account_id": "ACC-1001"}}
+
+
+def balance_of(observation: str) -> float:
+    return float(json.loads(observation)["balance"])
+
+
+def local_fingerprint(*calls: dict[str, object]) -> str:
+    """The fingerprint a local env reaches with ``calls`` from data seed 0 (what a session must reach too)."""
+    local = gym.make("gym_mcp/Banking-v0")
+    try:
+        got = replay(local, Task(id="t", server="banking", instruction="Do it.", reference_calls=list(calls)))
+    finally:
+        local.close()
+    assert got.ok, got.failed
+    return got.fingerprint
+
+
+def test_a_session_deleted_under_an_episode_is_a_crash_restored_from_the_envs_own_state(server: str) -> None:
+    env = gym.make("gym_mcp/Banking-v0", transport="http", url=server, sessions=True, token=TOKEN)
+    try:
+        env.reset(seed=0)
+        env.step(DEPOSIT)
+        state = env.unwrapped.state
+        old = state.name
+        assert http().delete(f"{control(server)}/sessions/{old}", headers=AUTH).status_code == 200
+        obs, _, terminated, truncated, info = env.step(BALANCE)
+        assert "ended this session" in obs and not (
+            terminated or truncated
+        )  # a crash, said so: never a silent new world
+        assert info["calls"][-1].status == "crash" and info["server_restarts"] == 1 and not info["limits"]
+        assert state.name != old and state.id in open_ids(server)  # a new session, under a new key
+        obs, *_ = env.step(BALANCE)  # on the new session, restored to the state from before the loss
+        assert balance_of(obs) == pytest.approx(4853.32 + 7)
+        env.step(DEPOSIT)
+        _, _, terminated, _, info = env.step("Done.")
+        assert terminated and info["final_fingerprint"] == local_fingerprint(DEPOSIT, DEPOSIT)
+        assert info["server_restarts"] == 1
+    finally:
+        env.close()
+
+
+def test_a_session_swept_idle_under_an_episode_is_restored_before_the_next_write() -> None:
+    host = SessionHost(get_kit("banking"), token=TOKEN, idle_timeout=0.2)
+    with serving(host) as url:
+        env = gym.make("gym_mcp/Banking-v0", transport="http", url=url, sessions=True, token=TOKEN)
+        try:
+            env.reset(seed=0)
+            env.step(DEPOSIT)
+            time.sleep(0.3)  # past the idle timeout: the next sweep ends it (sweeps run only when asked here)
+            http().get(f"{control(url)}/sessions", headers=AUTH)  # the listing sweeps first
+            obs, _, _, truncated, info = env.step(DEPOSIT)
+            assert info["calls"][-1].status == "crash" and info["server_restarts"] == 1 and not truncated
+            assert info["rolled_back"] == 1  # the env's own checkpoint put back on the new session
+            obs, *_ = env.step(DEPOSIT)
+            assert json.loads(obs)["new_balance"] == pytest.approx(4853.32 + 14)
+            _, _, terminated, _, info = env.step("Done.")
+            assert terminated and info["final_fingerprint"] == local_fingerprint(DEPOSIT, DEPOSIT)
+        finally:
+            env.close()
+
+
+def test_a_session_lost_with_no_state_known_ends_the_episode_as_state_lost(server: str) -> None:
+    env = gym.make("gym_mcp/Banking-v0", transport="http", url=server, sessions=True, token=TOKEN)
+    try:
+        env.reset(seed=0)
+        env.step(DEPOSIT)
+        state = env.unwrapped.state
+        state.reset(0)  # the server puts the session back to a seed: nothing of its state is kept here
+        http().delete(f"{control(server)}/sessions/{state.name}", headers=AUTH)
+        before = open_count(server)
+        obs, reward, terminated, truncated, info = env.step(BALANCE)
+        assert truncated and not terminated and info["limits"] == ["state_lost"] and reward == 0.0
+        assert "state is lost" in obs and info["final_fingerprint"] == ""
+        assert open_count(server) == before  # no session opened on a seed in its place
+        env.reset(seed=0)  # a new episode needs no old state: it goes on, on a new session
+        obs, _, _, _, info = env.step(BALANCE)
+        assert balance_of(obs) == pytest.approx(4853.32) and not info["limits"]
+    finally:
+        env.close()
+
+
+def mcp_post(server: str, headers: dict[str, str], *, modern: bool = True) -> httpx.Response:
+    """A raw ``tools/list`` POST to the MCP endpoint (``modern``: with the 2026 protocol's version header)."""
+    version = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"} if modern else {}
+    envelope = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    return http().post(
+        server,
+        headers={**AUTH, "Accept": "application/json, text/event-stream", **version, **headers},
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": envelope} if modern else {}},
+    )
+
+
+def open_count(server: str) -> int:
+    return int(http().get(f"{control(server)}/info", headers=AUTH).json()["sessions"])
+
+
+def test_a_request_naming_an_unknown_session_is_refused_and_opens_none(server: str) -> None:
+    before = open_count(server)
+    for modern in (True, False):  # False: the SDK would answer "400 Missing session ID"
+        answer = mcp_post(server, {SESSION_HEADER: "made-up-key"}, modern=modern)
+        assert answer.status_code == 404 and answer.json()["missing"] == "session", answer.text
+    refused = mcp_post(server, {}, modern=False)  # no key, no MCP session id, not an initialize
+    assert refused.status_code == 400 and "Missing session ID" in refused.text
+    assert open_count(server) == before
+    opened = http().post(f"{control(server)}/sessions", headers=AUTH)
+    key = opened.json()["key"]
+    try:
+        assert mcp_post(server, {SESSION_HEADER: key}).status_code == 200  # the key works
+        answer = mcp_post(server, {SESSION_HEADER: key}, modern=False)  # a known key, a request the SDK refuses
+        assert answer.status_code == 400 and "Missing session ID" in answer.text
+        assert open_count(server) == before + 1  # that one session, no other
+    finally:
+        http().delete(f"{control(server)}/sessions/{key}", headers=AUTH)
+
+
+def test_sessions_are_capabilities_that_the_listing_never_gives_out(server: str) -> None:
+    a = gym.make("gym_mcp/Banking-v0", transport="http", url=server, sessions=True, token=TOKEN)
+    try:
+        a.reset(seed=0)
+        a.step(DEPOSIT)
+        mine = a.unwrapped.state
+        listing = http().get(f"{control(server)}/sessions", headers=AUTH)
+        assert mine.name not in listing.text and mine.id in open_ids(server)  # listed by public id, no key
+        assert len(mine.name) >= 43  # 256 random bits, minted by the server
+        base = control(server)
+        for method, path in [
+            ("GET", "/fingerprint"),
+            ("GET", "/snapshot"),
+            ("PUT", "/snapshot"),
+            ("POST", "/reset"),
+            ("DELETE", ""),
+        ]:  # another client with the token and the public id: nothing to read, write or end
+            answer = http().request(method, f"{base}/sessions/{mine.id}{path}", headers=AUTH, content=b"")
+            assert answer.status_code == 404 and answer.json()["missing"] == "session", (method, path)
+        assert mcp_post(server, {SESSION_HEADER: mine.id}).status_code == 404
+        obs, *_ = a.step(BALANCE)
+        assert balance_of(obs) == pytest.approx(4853.32 + 7)  # untouched
+    finally:
+        a.close()
+
+
+@pytest.mark.parametrize(
+    ("authorization", "accepted"),
+    [
+        (f"Bearer {TOKEN}", True),
+        (f"bearer {TOKEN}", True),
+        (f"Bearer  {TOKEN}", False),
+        (f"Bearer\t{TOKEN}", False),
+        (f"Bearer{TOKEN}", False),
+        (f"Bearer {TOKEN} x", False),
+        (TOKEN, False),
+    ],
+)
+def test_the_control_channel_and_the_mcp_endpoint_read_the_bearer_header_alike(
+    server: str, authorization: str, accepted: bool
+) -> None:
+    headers = {"Authorization": authorization}
+    info = http().get(f"{control(server)}/info", headers=headers)
+    endpoint = http().post(server, headers=headers, json={})
+    assert (info.status_code != 401, endpoint.status_code != 401) == (accepted, accepted)
+
+
+def test_both_channels_read_the_header_with_one_function() -> None:
+    from gym_mcp.servers.kit import StaticTokenVerifier, bearer_token
+
+    assert bearer_token(f"Bearer {TOKEN}") == bearer_token(f"BEARER {TOKEN}") == TOKEN
+    assert bearer_token(f"Bearer  {TOKEN}") is bearer_token(f"Bearer {TOKEN} ") is bearer_token(None) is None
+    verifier = StaticTokenVerifier(TOKEN)  # the SDK hands it what follows "Bearer "
+    assert asyncio.run(verifier.verify_token(TOKEN)) is not None
+    assert asyncio.run(verifier.verify_token(f" {TOKEN}")) is None
