@@ -21,6 +21,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gym_mcp.actions.size import json_size
+
 __all__ = [
     "ParsedAction",
     "Parser",
@@ -323,8 +325,8 @@ def _parse(action: Any, parser: Parser, max_chars: int) -> ParsedAction:
         problem = json_problem(action, MAX_DEPTH + 4)
         if problem is not None:
             return ParsedAction(errors=("the action is not plain JSON: " + problem.replace("arguments", "action", 1),))
-        size = len(json.dumps(action))
+        size = json_size(action, max_chars)  # no copy of a huge action is made to measure it
         if size > max_chars:
-            return ParsedAction(errors=(f"the action is {size} characters; the limit is {max_chars}",))
+            return ParsedAction(errors=(f"the action is over {max_chars} characters as JSON (the limit)",))
         return calls_from_structured(action)
     return ParsedAction(errors=(f"unsupported action type {type(action).__name__}; send text or a tool-call dict",))
