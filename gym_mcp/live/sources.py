@@ -326,7 +326,12 @@ class ExternalSource(ServerSource):
                 "cannot be restarted"
             )
         self.restart_on_reset = bool(restart_on_reset)
-        self._template = (state or NullState()).snapshot()
+        if state is not None and self.shared:  # used in place: journaled, so a killed episode cannot alter it
+            from gym_mcp.live.journal import adopt_in_place
+
+            self._template = adopt_in_place(state, name)
+        else:
+            self._template = (state or NullState()).snapshot()
 
     @property
     def key(self) -> Hashable:

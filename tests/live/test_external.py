@@ -260,7 +260,6 @@ def test_hide_and_rename_tools(fs_spec: Path) -> None:
         gym.make("gym_mcp/External-v0", spec=str(fs_spec), hide_tools=["rm_rf"])
 
 
-
 def test_an_argument_the_schema_refuses_is_invalid_only(fs_spec: Path) -> None:
     """A bad enum value never reaches the server: one invalid call, no tool error, nothing rolled back."""
     env = gym.make("gym_mcp/External-v0", spec=str(fs_spec))
@@ -279,6 +278,7 @@ def test_an_argument_the_schema_refuses_is_invalid_only(fs_spec: Path) -> None:
         assert env.unwrapped.state.fingerprint() == before
     finally:
         env.close()
+
 
 def test_composed_servers_in_one_env(fs_spec: Path) -> None:
     env = gym.make("gym_mcp/External-v0", servers={"fs": str(fs_spec), "bank": "banking"})
@@ -549,3 +549,59 @@ def test_published_spec_schema_is_current_and_examples_fit() -> None:
     assert not validator.is_valid({"name": "x", "command": ["x"], "state": {"kind": "directory"}})  # no path
     assert not validator.is_valid({"name": "x", "command": ["x"], "state": {"kind": "tape"}})
     assert validator.is_valid({"name": "x", "url": "http://127.0.0.1:1/mcp", "state": {"kind": "none"}})
+
+
+IN_PLACE = """
+import sys, time, warnings
+import gymnasium as gym
+import gym_mcp
+warnings.simplefilter("always")
+env = gym.make("gym_mcp/External-v0", name="shared-bank", url=sys.argv[1], state=gym_mcp.SQLiteState(sys.argv[2]))
+env.reset(seed=0)
+print("initial", env.unwrapped.state.fingerprint(), flush=True)
+if sys.argv[3] == "write-and-hang":
+    env.step({"name": "deposit", "arguments": {"account_id": "ACC-1001", "amount": 3.0}})
+    print("wrote", flush=True)
+    time.sleep(120)
+env.close()
+"""
+
+
+def test_a_state_used_in_place_survives_a_process_killed_mid_episode(tmp_path: Path) -> None:
+    """The killed episode's writes are undone by the next process (journaled), and a normal exit leaves the file as found."""
+    db = _bank_template(tmp_path)
+    original = gym_mcp.SQLiteState(db).fingerprint()
+    port = gym_mcp.free_port()
+    server = subprocess.Popen(
+        [*BANK_HTTP, *http_flags(port, f"sqlite:///{db}")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    env = {**os.environ, "GYM_MCP_HOME": str(tmp_path / "home"), "PYTHONPATH": str(ROOT)}
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        first = subprocess.Popen(
+            [sys.executable, "-c", IN_PLACE, url, str(db), "write-and-hang"], stdout=subprocess.PIPE, text=True, env=env
+        )
+        assert first.stdout is not None
+        assert first.stdout.readline().split() == ["initial", original]
+        assert first.stdout.readline().strip() == "wrote"
+        first.kill()  # mid-episode: nothing of it can run
+        first.wait(timeout=30)
+        assert gym_mcp.SQLiteState(db).fingerprint() != original  # its deposit is in the file
+        second = subprocess.run(
+            [sys.executable, "-c", IN_PLACE, url, str(db), "read"], capture_output=True, text=True, env=env, timeout=120
+        )
+        assert second.returncode == 0, second.stderr[-2000:]
+        assert second.stdout.split() == ["initial", original]  # not the altered file
+        assert "StateRestoredWarning" in second.stderr and "ended mid-episode" in second.stderr
+        assert gym_mcp.SQLiteState(db).fingerprint() == original  # a normal exit leaves the file as found
+        assert not list((tmp_path / "home" / "journals").glob("*.state"))
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
