@@ -307,6 +307,9 @@ class ChatTemplateFormat:
     conversation as a prefix of its continuations, which the tool-capable templates of Qwen2.5,
     Qwen3 and Llama 3.x do for conversations without reasoning text.
 
+    Tool results, user turns and tool descriptions reach the template escaped
+    (`escape_markers` with the tokenizer's own special tokens, `tokenizer_markers`).
+
     Args:
         tokenizer: A tokenizer whose chat template renders tools (see `renders_tools`).
     """
@@ -316,12 +319,13 @@ class ChatTemplateFormat:
 
     def __init__(self, tokenizer: Any) -> None:
         self.tokenizer = tokenizer
+        self.markers = tokenizer_markers(tokenizer)
 
     def _render(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]], cue: bool) -> str:
         return str(
             self.tokenizer.apply_chat_template(
-                [_template_message(m) for m in messages],
-                tools=[dict(t) for t in tools] or None,
+                [_template_message(m) for m in escaped_messages(messages, self.markers)],
+                tools=escaped_tools(tools, self.markers) or None,
                 add_generation_prompt=cue,
                 tokenize=False,
             )
