@@ -17,8 +17,8 @@ them):
    block), one after another with only whitespace between; text after them is the reply's
    text; or, when the reply opens with text,
 2. the blocks that close it: the first ``<tool_call>`` of the reply starts a line of its own
-   (the templates write the content, a newline, then ``<tool_call>``) and from there to the end there are only
-   blocks and whitespace.
+   (the templates write the content, a newline, then ``<tool_call>``) and from there to the end
+   there are only whole blocks and whitespace (closed, or cut just before the closing tag).
 
 Any other ``<tool_call>`` is text: one inside a sentence, one followed by more text, one after
 text that already quoted a ``<tool_call>``, one inside an unclosed ``<think>``. A reply that
@@ -153,12 +153,15 @@ def _skip_space(text: str, at: int) -> int:
     return at
 
 
-def _block_at(text: str, at: int) -> tuple[str, int]:
-    """The body of the ``<tool_call>`` block that opens at ``at``, and where the block ends.
+def _block_at(text: str, at: int) -> tuple[str, int, bool]:
+    """The body of the ``<tool_call>`` block that opens at ``at``, where the block ends, and whether it is whole.
 
     The body is read as JSON first, so a ``</tool_call>`` inside a string argument (a file's
     content) does not cut the call; a body that is not JSON runs to the first ``</tool_call>``
-    (or to the end of an unclosed block) and its error is reported.
+    (or to the end of an unclosed block) and its error is reported. A block is whole when it is
+    closed, or unclosed with a complete JSON body and nothing after it (a reply cut before the
+    closing tag). An unclosed block with anything else in it (a quote of a memo that was cut,
+    followed by more text) is not whole.
     """
     start = at + len(_OPEN)
     body_at = _skip_space(text, start)
@@ -166,25 +169,27 @@ def _block_at(text: str, at: int) -> tuple[str, int]:
         _, json_end = _DECODER.raw_decode(text, body_at)
     except (ValueError, RecursionError):
         json_end = -1
+    close = text.find(_CLOSE, start)
     if json_end >= 0:
         after = _skip_space(text, json_end)
         if text.startswith(_CLOSE, after):
-            return text[body_at:json_end], after + len(_CLOSE)
+            return text[body_at:json_end], after + len(_CLOSE), True
         if after == len(text):  # unclosed: the reply was cut at the end of the call
-            return text[body_at:json_end], len(text)
-    close = text.find(_CLOSE, start)
+            return text[body_at:json_end], len(text), True
     if close < 0:
-        return text[start:].strip(), len(text)
-    return text[start:close].strip(), close + len(_CLOSE)
+        return text[start:].strip(), len(text), False
+    return text[start:close].strip(), close + len(_CLOSE), True
 
 
-def _run_at(text: str, at: int) -> tuple[list[str], int]:
-    """The bodies of the blocks that follow one another from ``at`` (whitespace between), and where the last ends."""
+def _run_at(text: str, at: int) -> tuple[list[str], int, bool]:
+    """The bodies of the blocks one after another from ``at``, where the last ends, and whether all are whole."""
     bodies: list[str] = []
+    whole = True
     while text.startswith(_OPEN, nxt := _skip_space(text, at)):
-        body, at = _block_at(text, nxt)
+        body, at, ok = _block_at(text, nxt)
         bodies.append(body)
-    return bodies, at
+        whole = whole and ok
+    return bodies, at, whole
 
 
 def _starts_a_line(text: str, at: int) -> bool:
@@ -202,13 +207,13 @@ def _call_position(text: str) -> tuple[list[str], str] | None:
         head = closed + len(_THINK_CLOSE)
     first = _skip_space(text, head)
     if text.startswith(_OPEN, first):  # 1. the blocks the reply opens with
-        bodies, end = _run_at(text, first)
+        bodies, end, _ = _run_at(text, first)
         return bodies, (text[:first] + text[end:]).strip()
     first = text.find(_OPEN, head)  # 2. the blocks that close it, on a line of their own
     if first < 0 or not _starts_a_line(text, first):
         return None
-    bodies, end = _run_at(text, first)
-    if text[end:].strip():
+    bodies, end, whole = _run_at(text, first)
+    if text[end:].strip() or not whole:
         return None
     return bodies, text[:first].strip()
 

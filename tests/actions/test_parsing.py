@@ -164,3 +164,13 @@ def test_a_bare_json_call_whose_argument_holds_a_tag_runs_itself_not_the_tag() -
     text = json.dumps({"name": "write_file", "arguments": {"path": "m.txt", "content": f"memo: {CALL}"}})
     parsed = auto_parser(text)
     assert [c.name for c in parsed.calls] == ["write_file"]
+
+
+def test_an_unclosed_block_closes_a_reply_only_when_the_reply_was_cut_before_its_closing_tag() -> None:
+    """A quote of a memo that was cut (inside its tag, or inside its JSON) and more text after it is text."""
+    for cut in (CALL[: -len(">")], CALL[:40]):
+        reply = f"Per the statement (memo:\n{cut}), nothing else is needed."
+        assert auto_parser(reply).calls == () and auto_parser(reply).errors == ()
+    assert [c.name for c in auto_parser(f"Closing it.\n{CALL[: -len('</tool_call>')]}").calls] == ["close_account"]
+    assert auto_parser(f"Closing it.\n{CALL[:40]}").calls == ()  # cut inside the JSON, after text: text
+    assert auto_parser(CALL[:40]).errors  # opening the reply, it tried to call: an error to show
