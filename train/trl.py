@@ -27,6 +27,12 @@ TRL renders prompts with the tokenizer's chat template, not with gym-mcp's compa
 Hermes ``<tool_call>`` template (Qwen2.5's) on tokenizers whose own template cannot render tool
 calls. TRL is optional: the helpers that need it raise `ConfigError` with an install hint.
 
+TRL puts what a tool method returns into the prompt as it is, so the methods return the result
+escaped as gym-mcp's own prompts render it (`gym_mcp.policies.prompt.escape_markers`: no
+``<|im_start|>`` or ``<tool_call>`` from a server reaches the template raw); the same goes for
+the instruction ``reset`` returns and the tool descriptions. ``history`` and the environment's
+records keep the raw results.
+
 Example::
 
     factory = environment_factory("gym_mcp/Banking-v0", tasks)
@@ -48,6 +54,7 @@ from typing import Any, Literal, Union
 import gymnasium as gym
 
 from gym_mcp.errors import ConfigError, DependencyMissing, GymMCPError
+from gym_mcp.policies.prompt import escape_markers
 from gym_mcp.tasks import Task
 
 __all__ = [
@@ -169,7 +176,7 @@ class MCPToolEnv:
         self.pending_answer = None
         self.reward = None
         self.reward_terms = {}
-        return str(observation)
+        return escape_markers(str(observation))
 
     def get_reward(self) -> float:
         """The episode's reward; an episode still open is first closed with a final answer."""
@@ -185,7 +192,7 @@ class MCPToolEnv:
             return "Error: the episode is over; no more tool calls."
         observation = self._step({"name": name, "arguments": arguments})
         self.history.append((name, dict(arguments), observation))
-        return observation
+        return escape_markers(observation)  # TRL renders it into the prompt as it is
 
     def _step(self, action: Any) -> str:
         try:
@@ -262,8 +269,8 @@ def _tool_method(fn: Mapping[str, Any], *, brief: bool) -> Callable[..., str]:
         description = " ".join(str(schema.get("description") or f"The {arg} argument.").split())
         if optional and schema.get("default") is not None:
             description += f" Default: {json.dumps(schema['default'])}."
-        arg_docs.append(f"    {arg}: {description}")
-    description = str(fn.get("description") or tool_name).strip()
+        arg_docs.append(f"    {arg}: {escape_markers(description)}")
+    description = escape_markers(str(fn.get("description") or tool_name).strip())
     if brief:
         description = description.splitlines()[0].strip()
     doc = description

@@ -4,13 +4,34 @@
 or an OpenAI assistant message with ``tool_calls``) or raw model text. Text is read by a
 parser: any callable ``str -> ParsedAction``. The default, `auto_parser`, understands
 
-- Hermes/Qwen: ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` (several allowed);
+- Hermes/Qwen: ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` (several allowed),
+  where the model's format puts calls (see below);
 - bare JSON: one call object, or a list of them, as the whole text (or in a ```json fence);
 - OpenAI: a JSON assistant message ``{"tool_calls": [{"function": {"name", "arguments"}}]}``.
 
-A text with no call in it is the agent's final answer. A text that tries to call but cannot be
-read (bad JSON inside ``<tool_call>``) yields ``errors``, which the environment shows to the
-agent as an error observation.
+Where a call may stand. A reply's calls are the ``<tool_call>`` blocks in call position, the
+places the Hermes and Qwen chat templates write them (and vLLM's parsers of those formats find
+them):
+
+1. the blocks the reply opens with (after whitespace and an optional ``<think>...</think>``
+   block), one after another with only whitespace between; text after them is the reply's
+   text; or, when the reply opens with text,
+2. the blocks that close it: the first ``<tool_call>`` of the reply starts a line of its own
+   (the templates write the content, a newline, then ``<tool_call>``) and from there to the end
+   there are only whole blocks and whitespace (closed, or cut just before the closing tag).
+
+Any other ``<tool_call>`` is text: one inside a sentence, one followed by more text, one after
+text that already quoted a ``<tool_call>``, one inside an unclosed ``<think>``. A reply that
+quotes a tool result holding call syntax ("the memo says: <tool_call>...</tool_call>.") is
+therefore an answer, and it ends the episode as any answer does; nothing in it runs. What text
+alone cannot tell apart, a quote set on its own line at the very end of a reply, the prompts
+prevent: every prompt gym-mcp renders escapes the call syntax and the format's special tokens
+in tool results (`gym_mcp.policies.prompt.escape_markers`), so a model never reads a raw call
+it could copy.
+
+A text with no call in call position is the agent's final answer. A text that tries to call
+but cannot be read (bad JSON inside a ``<tool_call>`` in call position) yields ``errors``,
+which the environment shows to the agent as an error observation.
 """
 
 from __future__ import annotations
@@ -77,7 +98,9 @@ class ParsedAction:
 
 Parser = Callable[[str], ParsedAction]
 
-_TOOL_CALL = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.DOTALL)
+_OPEN, _CLOSE = "<tool_call>", "</tool_call>"
+_THINK_OPEN, _THINK_CLOSE = "<think>", "</think>"
+_DECODER = json.JSONDecoder()
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 
 
@@ -126,12 +149,91 @@ def calls_from_structured(action: Any) -> ParsedAction:
     return ParsedAction(tuple(calls), text, tuple(errors))
 
 
+def _skip_space(text: str, at: int) -> int:
+    while at < len(text) and text[at].isspace():
+        at += 1
+    return at
+
+
+def _block_at(text: str, at: int) -> tuple[str, int, bool]:
+    """The body of the ``<tool_call>`` block that opens at ``at``, where the block ends, and whether it is whole.
+
+    The body is read as JSON first, so a ``</tool_call>`` inside a string argument (a file's
+    content) does not cut the call; a body that is not JSON runs to the first ``</tool_call>``
+    (or to the end of an unclosed block) and its error is reported. A block is whole when it is
+    closed, or unclosed with a complete JSON body and nothing after it (a reply cut before the
+    closing tag). An unclosed block with anything else in it (a quote of a memo that was cut,
+    followed by more text) is not whole.
+    """
+    start = at + len(_OPEN)
+    body_at = _skip_space(text, start)
+    try:
+        _, json_end = _DECODER.raw_decode(text, body_at)
+    except (ValueError, RecursionError):
+        json_end = -1
+    close = text.find(_CLOSE, start)
+    if json_end >= 0:
+        after = _skip_space(text, json_end)
+        if text.startswith(_CLOSE, after):
+            return text[body_at:json_end], after + len(_CLOSE), True
+        if after == len(text):  # unclosed: the reply was cut at the end of the call
+            return text[body_at:json_end], len(text), True
+    if close < 0:
+        return text[start:].strip(), len(text), False
+    return text[start:close].strip(), close + len(_CLOSE), True
+
+
+def _run_at(text: str, at: int) -> tuple[list[str], int, bool]:
+    """The bodies of the blocks one after another from ``at``, where the last ends, and whether all are whole."""
+    bodies: list[str] = []
+    whole = True
+    while text.startswith(_OPEN, nxt := _skip_space(text, at)):
+        body, at, ok = _block_at(text, nxt)
+        bodies.append(body)
+        whole = whole and ok
+    return bodies, at, whole
+
+
+def _starts_a_line(text: str, at: int) -> bool:
+    newline = text.rfind("\n", 0, at)
+    return newline >= 0 and not text[newline + 1 : at].strip(" \t\r")
+
+
+def _call_position(text: str) -> tuple[list[str], str] | None:
+    """The bodies of the blocks in call position and the reply's other text, or None when there are none."""
+    head = _skip_space(text, 0)
+    if text.startswith(_THINK_OPEN, head):
+        closed = text.find(_THINK_CLOSE, head)
+        if closed < 0:
+            return None  # all of it is thinking
+        head = closed + len(_THINK_CLOSE)
+    first = _skip_space(text, head)
+    if text.startswith(_OPEN, first):  # 1. the blocks the reply opens with
+        bodies, end, _ = _run_at(text, first)
+        return bodies, (text[:first] + text[end:]).strip()
+    first = text.find(_OPEN, head)  # 2. the blocks that close it, on a line of their own
+    if first < 0 or not _starts_a_line(text, first):
+        return None
+    bodies, end, whole = _run_at(text, first)
+    if text[end:].strip() or not whole:
+        return None
+    return bodies, text[:first].strip()
+
+
 def hermes_parser(text: str) -> ParsedAction:
-    """Hermes/Qwen style: ``<tool_call>{json}</tool_call>`` blocks; the rest is text."""
+    """Hermes/Qwen style: the ``<tool_call>{json}</tool_call>`` blocks in call position; the rest is text.
+
+    Call position is the run of blocks a reply opens with, or the run that closes a reply
+    whose first ``<tool_call>`` starts a line (see the module docstring). A reply with no block
+    there is text, whatever ``<tool_call>`` it quotes.
+    """
+    found = _call_position(text)
+    if found is None:
+        return ParsedAction(text=text.strip())
+    bodies, rest = found
     calls: list[ToolCall] = []
     errors: list[str] = []
-    for i, match in enumerate(_TOOL_CALL.finditer(text)):
-        body = match.group(1).strip()
+    for i, body in enumerate(bodies):
         try:
             obj = json.loads(body)
         except json.JSONDecodeError as exc:
@@ -142,7 +244,6 @@ def hermes_parser(text: str) -> ParsedAction:
             calls.append(call)
         if err is not None:
             errors.append(err)
-    rest = _TOOL_CALL.sub("", text).strip()
     return ParsedAction(tuple(calls), rest, tuple(errors))
 
 
@@ -179,9 +280,16 @@ def openai_parser(text: str) -> ParsedAction:
 
 
 def auto_parser(text: str) -> ParsedAction:
-    """Try Hermes tags first, then bare JSON / OpenAI messages; otherwise it is a final answer."""
-    if "<tool_call>" in text:
-        return hermes_parser(text)
+    """Hermes blocks in call position first, then bare JSON / OpenAI messages; otherwise a final answer.
+
+    A ``<tool_call>`` outside call position is text (see the module docstring), so a reply
+    that only quotes one is read as bare JSON (a call whose argument holds the tag) or is the
+    final answer.
+    """
+    if _OPEN in text:
+        parsed = hermes_parser(text)
+        if parsed.calls or parsed.errors:
+            return parsed
     return json_parser(text)
 
 

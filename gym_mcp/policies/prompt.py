@@ -11,27 +11,44 @@ Two prompt formats, both with calls as Hermes ``<tool_call>`` tags (what gym-mcp
 
 `prompt_format` picks one for a tokenizer. Training (SFT targets, rollouts) and the local-model
 policy render through the same format, so what a model learns is what it is later shown.
+
+What a tool returns, and what a user writes, is data, never structure: both formats escape, in
+tool results, user turns and tool descriptions, the format's special tokens (``<|assistant|>``,
+``<|im_start|>``, ``<|im_end|>``, the tokenizer's own) and the call syntax (``<tool_call>``),
+with `escape_markers`, so a result can neither forge a turn nor hand the model a raw call to
+copy into its reply. Only the rendering changes: the environment's records
+(``info["messages"]``) keep each result as the server returned it. `OpenAIPolicy` sends the
+same escaped text (`escaped_messages`), since the server behind the endpoint renders the
+conversation with its own template.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from gym_mcp.errors import ConfigError
 
 __all__ = [
+    "CALL_MARKERS",
     "STOP_STRINGS",
     "SYSTEM",
     "ChatTemplateFormat",
     "CompactFormat",
     "PromptFormat",
     "cut_reply",
+    "escape_markers",
+    "escaped_messages",
+    "escaped_tools",
     "prompt_format",
     "render_prompt",
     "render_segments",
     "renders_tools",
+    "tokenizer_markers",
 ]
 
 
@@ -54,7 +71,111 @@ def cut_reply(text: str) -> str:
     return text[: at + len(marker)] if marker == STOP_STRINGS[0] else text[:at].strip()
 
 
-def _signature(tool: Mapping[str, Any]) -> str:
+CALL_MARKERS = ("<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>")
+"""The call syntax of the Hermes/Qwen formats, escaped wherever a result or a user's text is rendered."""
+
+_TOKEN_SHAPED = r"<\|[^|<>\s]{1,64}\|>|<\uff5c[^\uff5c<>\s]{1,64}\uff5c>"
+"""Text shaped like a special token: ``<|im_start|>``, ``<|assistant|>``, ``<|eot_id|>``, DeepSeek's fullwidth bars."""
+
+
+@functools.lru_cache(maxsize=64)
+def _marker_pattern(markers: tuple[str, ...]) -> re.Pattern[str]:
+    literals = "|".join(re.escape(m) for m in sorted(markers, key=len, reverse=True))
+    return re.compile(_TOKEN_SHAPED + (f"|{literals}" if literals else ""))
+
+
+def _break(match: re.Match[str]) -> str:
+    marker = match.group(0)
+    first = "&lt;" if marker[0] == "<" else f"&#{ord(marker[0])};"
+    return first + marker[1:]
+
+
+def escape_markers(text: str, markers: Iterable[str] = ()) -> str:
+    """``text`` with every marker in it broken, so that no model and no parser reads it as structure.
+
+    Broken are: ``markers`` (a tokenizer's special tokens, see `tokenizer_markers`), the call
+    syntax (`CALL_MARKERS`), and anything shaped like a special token (``<|...|>``). A marker is
+    broken by writing its first character as an HTML character reference (``<|im_start|>``
+    becomes ``&lt;|im_start|>``): still legible to a model, but no tokenizer turns it into the
+    special token, no template boundary is forged, and a reply that quotes it holds no call.
+
+    Args:
+        text: A tool result, a user's message, a tool description.
+        markers: Further exact strings to break (besides `CALL_MARKERS` and token-shaped text).
+
+    Returns:
+        The text, unchanged when it holds no marker.
+    """
+    present = tuple(m for m in {*CALL_MARKERS, *markers} if m and m in text)
+    if not present and "<|" not in text and "<\uff5c" not in text:
+        return text
+    pattern = _marker_pattern(tuple(sorted(present)))
+    for _ in range(8):  # a break never makes a new marker of these shapes; the loop is a guard
+        escaped = pattern.sub(_break, text)
+        if escaped == text:
+            break
+        text = escaped
+    return text
+
+
+def tokenizer_markers(tokenizer: Any) -> tuple[str, ...]:
+    """The special and added tokens of ``tokenizer`` that look like markup (``<s>``, ``<|im_end|>``, ``[INST]``).
+
+    Added tokens that are words or whitespace (some tokenizers add runs of spaces) are left out:
+    escaping them would change ordinary text.
+    """
+    found: set[str] = set(getattr(tokenizer, "all_special_tokens", None) or ())
+    added = getattr(tokenizer, "get_added_vocab", None)
+    if callable(added):
+        with contextlib.suppress(Exception):  # a tokenizer without added tokens of its own
+            found |= set(added())
+    return tuple(sorted(t for t in found if isinstance(t, str) and _markup(t)))
+
+
+def _markup(token: str) -> bool:
+    return len(token) >= 3 and not token.isalnum() and not any(c.isspace() for c in token)
+
+
+def escaped_messages(messages: Sequence[Mapping[str, Any]], markers: Iterable[str] = ()) -> list[dict[str, Any]]:
+    """The conversation with tool results and user turns escaped (`escape_markers`); other messages as they were."""
+    markers = tuple(markers)
+    return [_escaped_message(m, markers) for m in messages]
+
+
+def _escaped_message(message: Mapping[str, Any], markers: tuple[str, ...]) -> dict[str, Any]:
+    out = dict(message)
+    if message.get("role") not in ("tool", "user"):
+        return out
+    content = message.get("content")
+    if isinstance(content, str):
+        out["content"] = escape_markers(content, markers)
+    elif isinstance(content, list):  # content parts: escape the text ones
+        out["content"] = [
+            {**part, "text": escape_markers(part["text"], markers)}
+            if isinstance(part, Mapping) and isinstance(part.get("text"), str)
+            else part
+            for part in content
+        ]
+    return out
+
+
+def escaped_tools(tools: Sequence[Mapping[str, Any]], markers: Iterable[str] = ()) -> list[dict[str, Any]]:
+    """The tool schemas with every string value escaped (`escape_markers`): a third-party description is data too."""
+    markers = tuple(markers)
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            return escape_markers(value, markers)
+        if isinstance(value, Mapping):
+            return {k: walk(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [walk(v) for v in value]
+        return value
+
+    return [walk(t) for t in tools]
+
+
+def _signature(tool: Mapping[str, Any], markers: tuple[str, ...] = ()) -> str:
     fn = tool.get("function", tool)
     params = fn.get("parameters") or {}
     required = set(params.get("required") or [])
@@ -63,20 +184,25 @@ def _signature(tool: Mapping[str, Any]) -> str:
         kind = schema.get("type") or next((o.get("type") for o in schema.get("anyOf", []) if o.get("type")), "any")
         args.append(f"{name}{'' if name in required else '?'}: {kind}")
     first_line = (fn.get("description") or "").strip().splitlines()[0:1]
-    return f"{fn['name']}({', '.join(args)})" + (f" - {first_line[0]}" if first_line else "")
+    line = f"{fn['name']}({', '.join(args)})" + (f" - {first_line[0]}" if first_line else "")
+    return escape_markers(line, markers)
 
 
 def render_segments(
-    messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] = ()
+    messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] = (), markers: Iterable[str] = ()
 ) -> list[tuple[str, bool]]:
     """The conversation as text segments, each flagged True when the model itself wrote it.
 
     Joined, the segments are the prompt (without the final ``<|assistant|>`` cue); the flags
     tell training which tokens are the model's own (assistant replies) and which are context.
+    Tool results, user turns and tool descriptions are escaped (`escape_markers`, with
+    ``markers``: the tokenizer's own special tokens); a reply with text and calls writes its
+    calls on a line of their own, where the parser reads calls after text.
     """
+    markers = tuple(markers)
     system = SYSTEM
     if tools:
-        system += "\nTools:\n" + "\n".join(_signature(t) for t in tools)
+        system += "\nTools:\n" + "\n".join(_signature(t, markers) for t in tools)
     head = f"<|system|>\n{system}\n"
     segments: list[tuple[str, bool]] = []
     for m in messages:
@@ -92,18 +218,23 @@ def render_segments(
                 for c in m.get("tool_calls") or []
             )
             segments.append(("<|assistant|>\n", False))
-            segments.append((f"{content}{calls}", True))
+            segments.append((f"{content}\n{calls}" if content and calls else f"{content}{calls}", True))
             segments.append(("\n", False))
         elif role == "tool":
-            segments.append((f"<|tool|>\n{content}\n", False))
+            segments.append((f"<|tool|>\n{escape_markers(str(content), markers)}\n", False))
         else:
-            segments.append((f"<|user|>\n{content}\n", False))
+            segments.append((f"<|user|>\n{escape_markers(str(content), markers)}\n", False))
     return [(head, False), *segments]
 
 
-def render_prompt(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] = ()) -> str:
-    """The prompt for a conversation: terse tool signatures, then the turns, then ``<|assistant|>``."""
-    return "".join(text for text, _ in render_segments(messages, tools)) + "<|assistant|>\n"
+def render_prompt(
+    messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] = (), markers: Iterable[str] = ()
+) -> str:
+    """The prompt for a conversation: terse tool signatures, then the turns, then ``<|assistant|>``.
+
+    See `render_segments` for what is escaped.
+    """
+    return "".join(text for text, _ in render_segments(messages, tools, markers)) + "<|assistant|>\n"
 
 
 def _args(raw: Any) -> Any:
@@ -143,20 +274,28 @@ class PromptFormat(Protocol):
 
 
 class CompactFormat:
-    """gym-mcp's compact prompt (`render_segments`, `render_prompt`)."""
+    """gym-mcp's compact prompt (`render_segments`, `render_prompt`).
+
+    Args:
+        markers: The tokenizer's own special tokens (`tokenizer_markers`), escaped in tool
+            results and user turns besides the compact format's own markers.
+    """
 
     name = "compact"
     closes_replies = False
+
+    def __init__(self, markers: Iterable[str] = ()) -> None:
+        self.markers = tuple(markers)
 
     def segments(
         self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] = ()
     ) -> list[tuple[str, bool]]:
         """See `render_segments`."""
-        return render_segments(messages, tools)
+        return render_segments(messages, tools, self.markers)
 
     def prompt(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] = ()) -> str:
         """See `render_prompt`."""
-        return render_prompt(messages, tools)
+        return render_prompt(messages, tools, self.markers)
 
 
 class ChatTemplateFormat:
@@ -168,6 +307,9 @@ class ChatTemplateFormat:
     conversation as a prefix of its continuations, which the tool-capable templates of Qwen2.5,
     Qwen3 and Llama 3.x do for conversations without reasoning text.
 
+    Tool results, user turns and tool descriptions reach the template escaped
+    (`escape_markers` with the tokenizer's own special tokens, `tokenizer_markers`).
+
     Args:
         tokenizer: A tokenizer whose chat template renders tools (see `renders_tools`).
     """
@@ -177,12 +319,13 @@ class ChatTemplateFormat:
 
     def __init__(self, tokenizer: Any) -> None:
         self.tokenizer = tokenizer
+        self.markers = tokenizer_markers(tokenizer)
 
     def _render(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]], cue: bool) -> str:
         return str(
             self.tokenizer.apply_chat_template(
-                [_template_message(m) for m in messages],
-                tools=[dict(t) for t in tools] or None,
+                [_template_message(m) for m in escaped_messages(messages, self.markers)],
+                tools=escaped_tools(tools, self.markers) or None,
                 add_generation_prompt=cue,
                 tokenize=False,
             )
@@ -291,11 +434,11 @@ def prompt_format(tokenizer: Any, kind: str = "auto") -> PromptFormat:
         ConfigError: An unknown ``kind``, or ``"chat_template"`` for a template that cannot render tools.
     """
     if kind == "compact":
-        return CompactFormat()
+        return CompactFormat(tokenizer_markers(tokenizer))
     if kind not in ("auto", "chat_template"):
         raise ConfigError(f"prompt_format must be 'auto', 'chat_template' or 'compact', got {kind!r}")
     if renders_tools(tokenizer):
         return ChatTemplateFormat(tokenizer)
     if kind == "chat_template":
         raise ConfigError("the tokenizer's chat template cannot render tools; use prompt_format='compact' or 'auto'")
-    return CompactFormat()
+    return CompactFormat(tokenizer_markers(tokenizer))

@@ -7,6 +7,7 @@ from typing import Any
 
 from gym_mcp.chat import ChatClient
 from gym_mcp.policies.base import Policy
+from gym_mcp.policies.prompt import escaped_messages, escaped_tools
 
 __all__ = ["OpenAIPolicy"]
 
@@ -16,6 +17,11 @@ class OpenAIPolicy(Policy):
 
     The reply (an assistant message, with ``tool_calls`` or text) goes to `MCPEnv.step` as is;
     servers that answer in text (Hermes ``<tool_call>`` tags) are parsed by the environment.
+
+    Tool results and user turns are sent escaped (`gym_mcp.policies.prompt.escaped_messages`):
+    the server behind the endpoint renders them with its own chat template, where a raw
+    ``<|im_start|>`` or ``<tool_call>`` in a result would be read as structure. The tool schemas
+    are escaped the same way; the environment's own records keep the raw results.
 
     Args:
         url: Base URL, e.g. ``http://127.0.0.1:8000/v1``.
@@ -64,7 +70,7 @@ class OpenAIPolicy(Policy):
 
     def act(self, observation: str, info: Mapping[str, Any]) -> Any:
         """One chat completion over the conversation so far."""
-        messages = list(info.get("messages") or [])
+        messages = escaped_messages(info.get("messages") or [])
         if self.system:
             messages = [{"role": "system", "content": self.system}, *messages]
         body: dict[str, Any] = {
@@ -74,7 +80,7 @@ class OpenAIPolicy(Policy):
             "max_tokens": self.max_tokens,
         }
         if info.get("tools"):
-            body["tools"] = info["tools"]
+            body["tools"] = escaped_tools(info["tools"])
         message = self.chat.reply(body)
         if message.get("tool_calls"):
             return {"content": message.get("content"), "tool_calls": message["tool_calls"]}

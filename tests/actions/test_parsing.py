@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -113,3 +114,63 @@ def _has_tuple(value: object) -> bool:
     if isinstance(value, list):
         return any(_has_tuple(v) for v in value)
     return False
+
+
+CALL = '<tool_call>{"name": "close_account", "arguments": {"account_id": "ACC-1001"}}</tool_call>'
+
+
+def test_calls_stand_where_the_format_puts_them() -> None:
+    """The run a reply opens with (after a think block), or the run that closes it on a line of its own."""
+    assert [c.name for c in auto_parser(CALL).calls] == ["close_account"]
+    assert [c.name for c in auto_parser(f"  {CALL}\n{CALL}").calls] == ["close_account"] * 2
+    assert [c.name for c in auto_parser(f"<think>\nmaybe {CALL}\n</think>\n\n{CALL}").calls] == ["close_account"]
+    closing = auto_parser(f"I will close it.\n{CALL}\n{CALL}\n")
+    assert [c.name for c in closing.calls] == ["close_account"] * 2
+    assert closing.text == "I will close it."
+    opening = auto_parser(f"{CALL} The memo also said {CALL}.")
+    assert len(opening.calls) == 1
+    assert opening.text == f"The memo also said {CALL}."
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        f"The memo says: {CALL}",  # closes the reply, but inside a line of text
+        f"The memo says: {CALL}.",
+        f'The memo says "{CALL}" and I left it alone.',
+        f"The memo says:\n{CALL}\nwhich I did not run.",  # on its own line, but text follows
+        f"The memo says:\n```\n{CALL}\n```",
+        f"> {CALL}",
+        f"It holds {CALL} and then\n{CALL}",  # text before the closing run already quotes a call
+        f"<think>should I run {CALL}",  # an unclosed think block is all thinking
+        f"Note: {CALL.replace('}}', '}')}",  # bad JSON out of call position: text, not an error
+    ],
+)
+def test_a_tool_call_outside_call_position_is_text_and_the_reply_an_answer(reply: str) -> None:
+    parsed = auto_parser(reply)
+    assert parsed.calls == ()
+    assert parsed.errors == ()
+    assert parsed.text == reply.strip()
+
+
+def test_a_closing_tag_inside_an_argument_does_not_cut_the_call() -> None:
+    text = '<tool_call>{"name": "write_file", "arguments": {"content": "a </tool_call> b"}}</tool_call>'
+    assert auto_parser(text).calls[0].arguments == {"content": "a </tool_call> b"}
+
+
+def test_a_bare_json_call_whose_argument_holds_a_tag_runs_itself_not_the_tag() -> None:
+    import json
+
+    text = json.dumps({"name": "write_file", "arguments": {"path": "m.txt", "content": f"memo: {CALL}"}})
+    parsed = auto_parser(text)
+    assert [c.name for c in parsed.calls] == ["write_file"]
+
+
+def test_an_unclosed_block_closes_a_reply_only_when_the_reply_was_cut_before_its_closing_tag() -> None:
+    """A quote of a memo that was cut (inside its tag, or inside its JSON) and more text after it is text."""
+    for cut in (CALL[: -len(">")], CALL[:40]):
+        reply = f"Per the statement (memo:\n{cut}), nothing else is needed."
+        assert auto_parser(reply).calls == () and auto_parser(reply).errors == ()
+    assert [c.name for c in auto_parser(f"Closing it.\n{CALL[: -len('</tool_call>')]}").calls] == ["close_account"]
+    assert auto_parser(f"Closing it.\n{CALL[:40]}").calls == ()  # cut inside the JSON, after text: text
+    assert auto_parser(CALL[:40]).errors  # opening the reply, it tried to call: an error to show
