@@ -260,7 +260,6 @@ def test_hide_and_rename_tools(fs_spec: Path) -> None:
         gym.make("gym_mcp/External-v0", spec=str(fs_spec), hide_tools=["rm_rf"])
 
 
-
 def test_an_argument_the_schema_refuses_is_invalid_only(fs_spec: Path) -> None:
     """A bad enum value never reaches the server: one invalid call, no tool error, nothing rolled back."""
     env = gym.make("gym_mcp/External-v0", spec=str(fs_spec))
@@ -279,6 +278,7 @@ def test_an_argument_the_schema_refuses_is_invalid_only(fs_spec: Path) -> None:
         assert env.unwrapped.state.fingerprint() == before
     finally:
         env.close()
+
 
 def test_composed_servers_in_one_env(fs_spec: Path) -> None:
     env = gym.make("gym_mcp/External-v0", servers={"fs": str(fs_spec), "bank": "banking"})
