@@ -124,6 +124,9 @@ def test_a_write_only_fingerprints_leave_out_is_kept_only_before_a_call_that_nee
     # a tool that never changes what a judge sees stops being drawn, and is reported
     assert result.stats["unverifiable_tools"] == ["refresh_cache"]
     assert "refresh_cache" not in result.stats["tools_used"]
+    from gym_mcp.synth.report import report_text
+
+    assert "unverifiable tools (never changed the state a judge sees): refresh_cache" in report_text(result.stats)
 
 
 def test_nested_records_carry_their_parents_ids_so_one_call_draws_one_record() -> None:
