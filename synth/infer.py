@@ -188,8 +188,7 @@ _NEW_FILES = ("notes.txt", "summary.md", "plan.txt", "ideas.md", "agenda.txt")
 # Names that are identifiers (no spaces: a git branch, a tag, a table): slugs.
 _NEW_SLUGS = ("feature-hermes", "release-q3", "fix-login", "docs-update", "spike-cache")
 _SLUG_NOUNS = frozenset(
-    {"branch", "tag", "ref", "key", "slug", "label", "bucket", "table", "schema", "channel", "topic", "queue"}
-    | {"namespace", "collection", "index", "environment", "database", "username", "handle"}
+    {"branch", "tag", "ref", "key", "slug", "bucket", "table", "schema", "channel", "queue", "namespace", "username"}
 )
 # Parameters that name where something goes (a move's destination, a rename's new name).
 _NEW_PARAMS = frozenset({"destination", "new_name", "new_path", "target_path", "dest", "new_title"})
@@ -231,7 +230,7 @@ def _name_words(name: str) -> list[str]:
     verbs = READ_VERBS | WRITE_VERBS
     if len(parts) > 1 and parts[0] not in verbs and parts[1] in verbs:
         return parts[1:]
-    if len(parts) > 1 and not verbs & set(parts[:-1]) and parts[-1] in verbs:
+    if len(parts) > 1 and not verbs & set(parts[:-1]) and parts[-1] in verbs and parts[-2] not in _PREPOSITIONS:
         return [parts[-1], *parts[:-1]]  # the verb last: memory_bank_write -> write, memory, bank
     return parts
 
@@ -352,8 +351,7 @@ def _first_new(
     Where several could: the one whose noun the description calls new ("Create a new memory bank
     file for a specific project": ``fileName``, not ``projectName``); else a bare ``name`` /
     ``path`` or one named after the tool's object (``branch_name`` of ``create_branch``); else
-    the first the state holds no values for (``model_name`` of ``create_record`` is an existing
-    model's name when the records name models).
+    the first the state holds no values for; else the first.
     """
     named = [p for p in required if _names_new(p) and _snake(p) not in _REPO_PARAMS]
     text = description.lower()
@@ -366,7 +364,7 @@ def _first_new(
     for param in named:
         if not nouns[param] or {_singular(w) for w in nouns[param]} <= objects:
             return param
-    return next((p for p in named if not has_pool(p)), None)
+    return next((p for p in named if not has_pool(p)), named[0] if named else None)
 
 
 def _names_new(param: str) -> bool:
@@ -427,7 +425,7 @@ def _intent(
     repos = [p for p in req if _snake(p) in _REPO_PARAMS]  # said last: "... in the repository at ."
     own = [p for p in req if p not in owners and p not in repos]
     said_by_owners = {_singular(w) for p in owners for w in _id_noun(p)}
-    if qualifier and {_singular(w) for w in obj_words[cut + 1 :]} <= said_by_owners:
+    if obj_words[cut + 1 :] and {_singular(w) for w in obj_words[cut + 1 :]} <= said_by_owners:
         qualifier = ""  # add_tasks_to_request: "... to request {requestId}" says it once
     parts: list[str] = [head]
     if own:

@@ -140,11 +140,11 @@ def test_nested_records_carry_their_parents_ids_so_one_call_draws_one_record() -
     spec = infer_spec(tool("update_task", {"requestId": {"type": "string"}, "taskId": {"type": "string"}}), pools).spec
     filler = ArgumentFiller(pools, [], 0.0)
     rng = random.Random(0)
-    for _ in range(40):
-        filled = filler.fill(spec, rng, [], {})
-        assert filled is not None
-        args = filled[0]
-        assert args["taskId"].startswith(args["requestId"].replace("req", "task")), args
+    pairs = [filler.fill(spec, rng, [], {}) for _ in range(200)]
+    assert all(p is not None for p in pairs)
+    own = [p[0]["taskId"].startswith(p[0]["requestId"].replace("req", "task")) for p in pairs if p is not None]
+    # drawn from one record 7 times in 10, as the kit's ids are (independent draws: 1 in 4)
+    assert sum(own) / len(own) > 0.65, sum(own)
 
 
 def test_a_parameter_named_in_another_case_draws_from_its_column() -> None:
