@@ -88,7 +88,10 @@ class ArgumentFiller:
             for p in spec.required
             if not spec.samples.get(p) and shape(next(iter(self.pools.candidates(spec.pool_of(p))), None))
         ]
-        joint = self.pools.joint_row(ids, rng) if len(ids) >= 2 and rng.random() < 0.7 else {}
+        if spec.inferred:
+            joint = self._joint_inferred(spec, rng, outputs, args, refs)
+        else:
+            joint = self.pools.joint_row(ids, rng) if len(ids) >= 2 and rng.random() < 0.7 else {}
         # Optional parameters come in the template's [...] segments: a segment is all or nothing
         # (a time window needs its start and its end).
         chosen: set[str] = set()
@@ -126,6 +129,35 @@ class ArgumentFiller:
             # a parameter that takes a list of scalars gets a list of the one value drawn
             args[param] = [value] if param in spec.lists and not isinstance(value, list) else value
         return args, refs
+
+    def _joint_inferred(
+        self,
+        spec: ToolSpec,
+        rng: random.Random,
+        outputs: Sequence[Any],
+        args: Mapping[str, Any],
+        refs: dict[str, str],
+    ) -> dict[str, Any]:
+        """An inferred tool's required parameters from one row of the state, earlier outputs first.
+
+        ``update_task(requestId, taskId)`` gets a request and one of its own tasks: a value an
+        earlier output holds is kept (``that request``) and the others are drawn from a row that
+        agrees with it. Parameters filled here are skipped by `fill`'s own draws.
+        """
+        keys = {p: spec.pool_of(p) for p in spec.required if p not in args and not spec.samples.get(p)}
+        keys = {p: k for p, k in keys.items() if self.pools.columns.get(k)}
+        # as for the kit's ids, not always: a row's own owner is the one value a reassignment refuses
+        if len(keys) < 2 or rng.random() >= 0.7:
+            return {}
+        fixed: dict[str, Any] = {}
+        for param, key in keys.items():
+            ref = self.ref(key, outputs) if rng.random() < 0.8 else MISSING
+            if ref is not MISSING:
+                fixed[param] = ref
+        drawn = self.pools.joint_columns(keys, rng, fixed)
+        for param in fixed:
+            refs[param] = f"that {noun(param)}"
+        return {**fixed, **drawn}
 
     def repair(self, args: dict[str, Any], refs: Mapping[str, str], error: str) -> dict[str, Any] | None:
         """New arguments when an error message names an id that fits one argument better.

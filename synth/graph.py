@@ -233,6 +233,38 @@ class EntityPools:
         key = self.column_for(param)
         return self.columns[key] if key is not None else Counter()
 
+    def joint_columns(
+        self, keys: Mapping[str, str], rng: Any, fixed: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Values for parameters drawn from one row: ``keys`` maps each parameter to its column.
+
+        For inferred tools, whose parameters are named by their pools rather than the kit's
+        ``<entity>_id`` columns: a row of a table that holds two or more of the columns, one that
+        agrees with the ``fixed`` values (taken from earlier outputs) where its table holds them,
+        so a task's ``taskId`` is one of the request's own tasks. Returns the free parameters it
+        could fill (empty when no table holds two of the columns).
+        """
+        fixed = fixed or {}
+        best: list[tuple[str, list[str]]] = []
+        for table, rows in sorted(self.rows.items()):
+            covered = [p for p, k in keys.items() if any(k in row for row in rows[:50])]
+            if len(covered) >= 2:
+                best.append((table, covered))
+        if not best:
+            return {}
+        most = max(len(c) for _, c in best)
+        table, covered = rng.choice([b for b in best if len(b[1]) == most])
+        rows = [
+            row
+            for row in self.rows[table]
+            if all(row.get(keys[p]) == v for p, v in fixed.items() if p in covered)
+            and all(row.get(keys[p]) is not None for p in covered)
+        ]
+        if not rows:
+            return {}
+        row = rng.choice(rows)
+        return {p: row[keys[p]] for p in covered if p not in fixed}
+
     def joint_row(self, params: list[str], rng: Any) -> dict[str, Any]:
         """Values for several id parameters that belong together.
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -185,6 +185,11 @@ _TEXT_SAMPLES = (
 _NEW_NAMES = ("archive", "drafts", "reports", "backup", "ideas")
 _NEW_TITLES = ("Project Hermes", "Dana Whitfield", "Quarterly review", "Oak Street office", "Blue team")
 _NEW_FILES = ("notes.txt", "summary.md", "plan.txt", "ideas.md", "agenda.txt")
+# Names that are identifiers (no spaces: a git branch, a tag, a table): slugs.
+_NEW_SLUGS = ("feature-hermes", "release-q3", "fix-login", "docs-update", "spike-cache")
+_SLUG_NOUNS = frozenset(
+    {"branch", "tag", "ref", "key", "slug", "bucket", "table", "schema", "channel", "queue", "namespace", "username"}
+)
 # Parameters that name where something goes (a move's destination, a rename's new name).
 _NEW_PARAMS = frozenset({"destination", "new_name", "new_path", "target_path", "dest", "new_title"})
 # Parameters that name the repository or workspace a server over a folder acts in.
@@ -216,10 +221,17 @@ def words(name: str) -> list[str]:
 
 
 def _name_words(name: str) -> list[str]:
-    """A tool name's words without a namespace before its verb: ``git_create_branch`` -> create, branch."""
+    """A tool name's words, verb first.
+
+    A namespace before the verb is dropped (``git_create_branch`` -> create, branch); a verb
+    last comes first (``memory_bank_write`` -> write, memory, bank).
+    """
     parts = words(name)
-    if len(parts) > 1 and parts[0] not in READ_VERBS | WRITE_VERBS and parts[1] in READ_VERBS | WRITE_VERBS:
+    verbs = READ_VERBS | WRITE_VERBS
+    if len(parts) > 1 and parts[0] not in verbs and parts[1] in verbs:
         return parts[1:]
+    if len(parts) > 1 and not verbs & set(parts[:-1]) and parts[-1] in verbs and parts[-2] not in _PREPOSITIONS:
+        return [parts[-1], *parts[:-1]]  # the verb last: memory_bank_write -> write, memory, bank
     return parts
 
 
@@ -301,10 +313,18 @@ def _pool_for(param: str, tool_words: Sequence[str], types: set[str], pools: Ent
         elif _FILE_WORDS & set(tool_words) or "file" in snake:
             options.insert(0, "file")
         options.append("path")
+    # a column named in another case than the parameter (``deviceSN`` for ``device_sn``)
+    by_snake: dict[str, str] = {}
+    for column in sorted(pools.columns):
+        by_snake.setdefault(_snake(column), column)
+    if snake.endswith("_name") and "folder_name" in pools.columns:
+        # a folder state: a thing's name is a folder's, a file's where the parameter says file
+        options.append("file_name" if _FILE_WORDS & set(parts) else "folder_name")
     for option in options:
-        pool = pools.columns.get(option)
-        if pool and any(_fits(v, types) for v in pool):
-            return option
+        for column in (option, by_snake.get(_snake(option))):
+            pool = pools.columns.get(column) if column else None
+            if pool and any(_fits(v, types) for v in pool):
+                return column
     return None
 
 
@@ -320,9 +340,31 @@ def _id_noun(param: str) -> list[str]:
     return parts or words(param)[:-1]
 
 
-def _first_new(required: Sequence[str]) -> str | None:
-    """The required parameter that names what a create tool makes (a repository path is not it)."""
-    return next((p for p in required if _names_new(p) and _snake(p) not in _REPO_PARAMS), None)
+def _first_new(
+    required: Sequence[str],
+    description: str = "",
+    object_words: Sequence[str] = (),
+    has_pool: Callable[[str], bool] = lambda _p: False,
+) -> str | None:
+    """The required parameter that names what a create tool makes (a repository path is not it).
+
+    Where several could: the one whose noun the description calls new ("Create a new memory bank
+    file for a specific project": ``fileName``, not ``projectName``); else a bare ``name`` /
+    ``path`` or one named after the tool's object (``branch_name`` of ``create_branch``); else
+    the first the state holds no values for; else the first.
+    """
+    named = [p for p in required if _names_new(p) and _snake(p) not in _REPO_PARAMS]
+    text = description.lower()
+    nouns = {p: [w for w in words(p) if w not in ("name", "path", "title")] for p in named}
+    for param in named:
+        noun = nouns[param]
+        if noun and re.search(rf"\bnew\b(?:\s+[\w-]+){{0,3}}?\s+{re.escape(noun[-1])}s?\b", text):
+            return param
+    objects = {_singular(w) for w in object_words}
+    for param in named:
+        if not nouns[param] or {_singular(w) for w in nouns[param]} <= objects:
+            return param
+    return next((p for p in named if not has_pool(p)), named[0] if named else None)
 
 
 def _names_new(param: str) -> bool:
@@ -382,6 +424,9 @@ def _intent(
     owners = [p for p in req if _is_id(p) and not {_singular(w) for w in _id_noun(p)} <= obj_nouns]
     repos = [p for p in req if _snake(p) in _REPO_PARAMS]  # said last: "... in the repository at ."
     own = [p for p in req if p not in owners and p not in repos]
+    said_by_owners = {_singular(w) for p in owners for w in _id_noun(p)}
+    if obj_words[cut + 1 :] and {_singular(w) for w in obj_words[cut + 1 :]} <= said_by_owners:
+        qualifier = ""  # add_tasks_to_request: "... to request {requestId}" says it once
     parts: list[str] = [head]
     if own:
         first = own[0]
@@ -471,11 +516,23 @@ def infer_spec(tool: Tool, pools: EntityPools, *, part: str = "", name: str | No
             # the server's own folder (its working directory is the state); "./", not ".", which
             # a sentence's full stop would swallow
             samples[param] = ("./",)
-        elif "string" in types and creates and needed and param == _first_new(required):
+        elif (
+            "string" in types
+            and creates
+            and needed
+            and param
+            == _first_new(
+                required,
+                tool.description or "",
+                tool_words[1:],
+                lambda p: _pool_for(p, tool_words, _types(properties.get(p) or {}), pools) is not None,
+            )
+        ):
             # the thing a create/write tool makes: a new name, not an existing one
             is_file = bool(_FILE_WORDS & set(tool_words)) or "file" in _snake(param)
             is_dir = bool(_DIR_WORDS & set(tool_words))
-            samples[param] = _NEW_FILES if is_file else _NEW_NAMES if is_dir else _NEW_TITLES
+            is_slug = bool(_SLUG_NOUNS & {_singular(w) for w in [*words(param), *tool_words[1:]]})
+            samples[param] = _NEW_FILES if is_file else _NEW_NAMES if is_dir else _NEW_SLUGS if is_slug else _NEW_TITLES
         elif "string" in types and _snake(param) in _NEW_PARAMS:
             # where something goes: a new name (an existing one is usually refused)
             samples[param] = _NEW_FILES if _FILE_WORDS & set(tool_words) else _NEW_NAMES
@@ -615,22 +672,35 @@ def infer_specs(
     return out, skipped
 
 
-def _records(value: Any, table: str, tables: dict[str, list[dict[str, Any]]]) -> None:
-    """The flat records of a JSON value: every list of objects is a table (nested lists too)."""
+def _records(
+    value: Any, table: str, tables: dict[str, list[dict[str, Any]]], parent: Mapping[str, Any] | None = None
+) -> None:
+    """The flat records of a JSON value: every list of objects is a table (nested lists too).
+
+    A record's ``id`` is also its ``<table>_id`` (a task's ``id`` is what ``taskId`` names), and
+    a nested record carries its parent's ids (a request's task holds the ``requestId``), so the
+    parameters of one call can be drawn from one record.
+    """
     if isinstance(value, list):
         for item in value:
             if isinstance(item, Mapping):
                 kind = item.get("type") if isinstance(item.get("type"), str) else table
                 flat = {k: v for k, v in item.items() if isinstance(v, str | int | float) and not isinstance(v, bool)}
+                if "id" in flat and not isinstance(item.get("type"), str):
+                    flat.setdefault(f"{_singular(_snake(str(kind)))}_id", flat["id"])
+                ids = {k: v for k, v in flat.items() if _is_id(k) or k == "id"}
+                if flat and parent:
+                    flat = {**{k: v for k, v in parent.items() if k != "id"}, **flat}
                 if flat:
                     tables.setdefault(str(kind), []).append(flat)
+                inherited = {**(parent or {}), **ids}
                 for key, sub in item.items():
                     if isinstance(sub, list | Mapping):
-                        _records(sub, key, tables)
+                        _records(sub, key, tables, inherited)
     elif isinstance(value, Mapping):
         for key, sub in value.items():
             if isinstance(sub, list | Mapping):
-                _records(sub, key, tables)
+                _records(sub, key, tables, parent)
 
 
 def _json_tables(text: str, table: str, tables: dict[str, list[dict[str, Any]]]) -> None:
@@ -670,10 +740,15 @@ def state_tables(kind: str, data: bytes | None = None, root: Path | None = None)
             rel = path.relative_to(root).as_posix()
             if any(part.startswith(".") for part in path.relative_to(root).parts):
                 continue  # hidden files (.git, ...) are the tool's business, not the user's
+            # names too (a folder's own, a file's and its folder's): servers that take a
+            # project and a file name rather than a path
             if path.is_dir():
-                tables.setdefault("folders", []).append({"path": rel, "directory": rel})
+                tables.setdefault("folders", []).append({"path": rel, "directory": rel, "folder_name": path.name})
             elif path.is_file():
-                tables.setdefault("files", []).append({"path": rel, "file": rel})
+                row = {"path": rel, "file": rel, "file_name": path.name}
+                if path.parent != root:
+                    row["folder_name"] = path.parent.name
+                tables.setdefault("files", []).append(row)
                 if path.suffix in (".json", ".jsonl") and path.stat().st_size < 1_000_000:
                     _json_tables(path.read_text("utf-8", "replace"), path.stem, tables)
     return tables

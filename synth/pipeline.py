@@ -56,6 +56,8 @@ __all__ = ["SynthConfig", "SynthError", "SynthResult", "synthesize"]
 
 
 ProgressFn = Callable[[int, int], None]
+UNVERIFIABLE_AFTER = 20
+"""Tries after which an inferred write tool that never changed visible state is no longer drawn."""
 
 
 class _Synthesizer:
@@ -158,6 +160,10 @@ class _Synthesizer:
             if b.param not in params:
                 params.append(b.param)
         self.used: Counter[str] = Counter()
+        # Inferred writes that changed no visible state, and those that did: a tool tried
+        # `UNVERIFIABLE_AFTER` times that never did is no longer drawn (reported as unverifiable).
+        self.unseen_writes: Counter[str] = Counter()
+        self.seen_writes: Counter[str] = Counter()
 
     def _agent_name(self, server_name: str) -> str:
         """The name the agent sees for a server's tool (a hidden tool's name is in no tool list)."""
@@ -204,8 +210,13 @@ class _Synthesizer:
 
     # -- chains --------------------------------------------------------------------------------------
 
+    @property
+    def unverifiable(self) -> set[str]:
+        """Inferred write tools tried often that never changed the state a fingerprint sees."""
+        return {t for t, n in self.unseen_writes.items() if n >= UNVERIFIABLE_AFTER and not self.seen_writes[t]}
+
     def _pick_tool(self, rng: random.Random, previous: Sequence[str], want_write: bool) -> ToolSpec:
-        candidates = [s for s in self.usable if s.write or not want_write]
+        candidates = [s for s in self.usable if (s.write or not want_write) and s.name not in self.unverifiable]
         succ = set().union(*(self.graph.successors(p) for p in previous)) if previous else set()
         linked = [s for s in candidates if s.name in succ and s.name not in previous]
         pool = linked if linked and rng.random() < 0.7 else candidates
@@ -228,6 +239,7 @@ class _Synthesizer:
         carried_params: list[set[str]] = []
         earlier: dict[str, Any] = {}
         said: list[Said] = []  # the request so far, as its reader sees it
+        hidden: list[int] = []  # writes that changed only what fingerprints leave out
         refs = 0
         write_at = rng.randrange(length)  # at least one write, here
         plan: list[str] = []
@@ -249,6 +261,8 @@ class _Synthesizer:
             if sentence is None:
                 return "template cannot be rendered"
             before = self.env.state.fingerprint() if spec.write else ""
+            # an inferred write may change only what fingerprints leave out (git's index): seen here
+            before_bytes = self.env.state.snapshot().digest if spec.write and spec.inferred else ""
             obs, _, _, _, info = self.env.step({"name": spec.name, "arguments": args})
             record = info["calls"][-1]
             if record.status == "tool_error":
@@ -266,7 +280,13 @@ class _Synthesizer:
                     self.error_causes[(spec.name, error_cause(record.output))] += 1
                 return f"call failed ({record.status})"
             if spec.write and self.env.state.fingerprint() == before:
-                return "write changed nothing"
+                if not before_bytes or self.env.state.snapshot().digest == before_bytes:
+                    if spec.inferred:
+                        self.unseen_writes[spec.name] += 1
+                    return "write changed nothing"
+                hidden.append(len(calls))  # kept only if the final state needs it (below)
+            elif spec.write and spec.inferred:
+                self.seen_writes[spec.name] += 1
             calls.append({"name": spec.name, "arguments": args})
             sentences.append(sentence)
             outputs.append(decode(obs))
@@ -288,7 +308,25 @@ class _Synthesizer:
         )
         if not _traceable(chain, render_chain(sentences)):
             return "argument not traceable"
+        if hidden and not all(self._needed(calls, i, final) for i in hidden):
+            return "write changed only what fingerprints leave out"
         return chain
+
+    def _needed(self, calls: Sequence[Mapping[str, Any]], skip: int, final: str) -> bool:
+        """Whether the chain's final state needs call ``skip`` (a write no fingerprint sees).
+
+        ``git add`` changes only the index, which fingerprints leave out; a commit after it
+        needs it, and a chain that ends with it staged is no task a judge can check. The chain
+        is played without the call: a failure or another final state means it is needed.
+        """
+        self.env.reset(options={"task": self.base_task})
+        for i, call in enumerate(calls):
+            if i == skip:
+                continue
+            _, _, _, _, info = self.env.step({"name": call["name"], "arguments": call["arguments"]})
+            if info["calls"][-1].status != "ok":
+                return True
+        return self.env.state.fingerprint() != final
 
     def _one_meaning(
         self,
@@ -584,6 +622,7 @@ class _Synthesizer:
                     "inferred_tools": sorted(s.name for s in self.specs if s.inferred and s.intent),
                     "skipped_tools": dict(sorted(self.skipped.items())),
                     **({"llm_labelled_tools": self.labelled} if self.labeler is not None else {}),
+                    "unverifiable_tools": sorted(self.unverifiable),
                 }
                 if any(s.inferred for s in self.specs)
                 else {}

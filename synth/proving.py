@@ -6,12 +6,21 @@ twice from fresh copies of its initial state, with every argument an earlier out
 at run time (`gym_mcp.tasks.flows`), and where the two final states differ the differing parts
 are found and either marked volatile or the task refused (`SynthConfig.nondeterministic`).
 A deterministic server pays one replay a task, as before.
+
+Two replays a moment apart agree on a timestamp of whole seconds. So where a task's final state
+holds a clock reading its initial state did not (today's date, or a Unix time of this hour), the
+task is replayed twice more across a second boundary (`Prover.clock_probe`) and the parts that
+differ are judged as above; a probe per write tool at most, and a server whose states hold no
+clock reading pays nothing.
 """
 
 from __future__ import annotations
 
+import re
+import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from gym_mcp.env import MCPEnv
@@ -60,6 +69,8 @@ class Prover:
         self.volatile: dict[str, set[str]] = {}
         self.marked = 0
         self.refused = 0
+        self.probed: set[str] = set()  # tools a clock probe has covered
+        self._seed_clock: dict[str, int] = {}  # clock readings in each initial state
 
     def finish(self, tasks: list[Task], chains: Sequence[Chain] = ()) -> list[Task]:
         """Replay each task's reference calls from a fresh reset; keep its final fingerprint.
@@ -85,6 +96,10 @@ class Prover:
             if task.variant == "irrelevant" and fp != self.fp0():
                 self.rejects["replay mismatch"] += 1
                 continue
+            if fp != self.fp0() and self._mints_clock(task):
+                proved_clock = self.clock_probe(task)
+                if proved_clock is None:
+                    continue
             task = _replace(task, expected_fingerprint=fp)
             if task.user is not None and not self.dialogue_completes(task):
                 self.rejects["reference dialogue failed"] += 1
@@ -148,6 +163,61 @@ class Prover:
         meta["volatile"] = {g: list(f) for g, f in sorted(fields.items())}
         return _replace(task, metadata=meta), fp
 
+    def _mints_clock(self, task: Task) -> bool:
+        """Whether the last replay's state holds more clock readings than the task's initial state.
+
+        Only for a task that calls a tool no probe has covered yet.
+        """
+        tools = {c["name"] for c in task.reference_calls}
+        if tools <= self.probed:
+            return False
+        final = _clock_readings(self.env.state.snapshot().data)
+        if not final:
+            return False
+        key = repr(sorted(task.initial_state.items()))
+        if key not in self._seed_clock:
+            self.env.reset(options={"task": task})
+            self._seed_clock[key] = _clock_readings(self.env.state.snapshot().data)
+        return final > self._seed_clock[key]
+
+    def clock_probe(self, task: Task) -> bool | None:
+        """Replay a task twice across a second boundary; what differs is a clock reading.
+
+        The parts found join `volatile` (``nondeterministic="volatile"``; every task is then
+        judged without them, `with_volatile`), or the task is refused (``"refuse"``).
+
+        Returns:
+            True when parts were found, False when the two replays agreed, None when the task is
+            rejected (the reason counted).
+        """
+        self.probed.update(c["name"] for c in task.reference_calls)
+        first = replay(self.env, task)
+        if not first.ok:
+            self.rejects["replay failed"] += 1
+            return None
+        snap1 = self.env.state.snapshot()
+        now = time.time()
+        time.sleep(1.05 - (now - int(now)))  # the next whole second, and a little more
+        second = replay(self.env, task)
+        if not second.ok:
+            self.rejects["replay failed"] += 1
+            return None
+        fields, fp = self.env.state.reconcile(snap1, self.env.state.snapshot())
+        if not fields:
+            return False
+        where = _where(fields)
+        if fp is None:
+            self.rejects[f"replays differ where nothing can be left out ({where})"] += 1
+            return None
+        if self.nondeterministic == "refuse":
+            self.rejects[f"replays differ ({where})"] += 1
+            self.refused += 1
+            return None
+        for group, names in fields.items():
+            self.volatile.setdefault(group, set()).update(names)
+        self.marked += 1
+        return True
+
     def with_volatile(self, tasks: list[Task]) -> list[Task]:
         """Every task judged with every part found minted: replayed once more, fingerprinted without them.
 
@@ -194,3 +264,20 @@ def _where(fields: Mapping[str, Sequence[str]]) -> str:
 
 def _replace(task: Task, **changes: Any) -> Task:
     return Task.from_dict({**task.to_dict(), **changes})
+
+
+def _clock_readings(data: bytes) -> int:
+    """How many readings of the clock a state's bytes hold.
+
+    Today's date (UTC or local, ISO order), or a Unix time in seconds or milliseconds within about
+    three hours of now.
+    """
+    now = time.time()
+    days = {datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%d"), datetime.fromtimestamp(now).strftime("%Y-%m-%d")}
+    pattern = b"|".join(
+        [
+            *(re.escape(d.encode()) for d in sorted(days)),
+            rb"(?<!\d)" + str(int(now))[:6].encode() + rb"\d{4}(?:\d{3})?(?!\d)",
+        ]
+    )
+    return len(re.findall(pattern, data))

@@ -193,6 +193,10 @@ def _inference_lines(stats: Mapping[str, Any]) -> list[str]:
     if "llm_labelled_tools" in stats:
         lines.append(f"tools labelled by the LLM (--llm): {', '.join(stats['llm_labelled_tools']) or 'none'}")
     lines += [f"tool skipped: {tool}: {why}" for tool, why in stats["skipped_tools"].items()]
+    if stats.get("unverifiable_tools"):
+        lines.append(
+            f"unverifiable tools (never changed the state a judge sees): {', '.join(stats['unverifiable_tools'])}"
+        )
     return lines
 
 

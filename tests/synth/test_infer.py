@@ -113,11 +113,13 @@ def test_state_tables_of_a_folder_and_a_json_lines_file(tmp_path: Path) -> None:
     (tmp_path / "docs" / "a.md").write_text("x")
     (tmp_path / "g.jsonl").write_text('{"type": "entity", "name": "Ada"}\n{"type": "relation", "from": "Ada"}\n')
     tables = state_tables("directory", root=tmp_path)
-    assert {"path": "docs", "directory": "docs"} in tables["folders"]
-    assert {"path": "docs/a.md", "file": "docs/a.md"} in tables["files"]
+    assert {"path": "docs", "directory": "docs", "folder_name": "docs"} in tables["folders"]
+    assert {"path": "docs/a.md", "file": "docs/a.md", "file_name": "a.md", "folder_name": "docs"} in tables["files"]
+    assert {"path": "g.jsonl", "file": "g.jsonl", "file_name": "g.jsonl"} in tables["files"]  # no folder at the root
     assert tables["entity"] == [{"type": "entity", "name": "Ada"}]
+    # a record's id is also its <table>_id
     assert state_tables("json", data=b'{"notes": [{"id": "N-1", "text": "hi"}]}') == {
-        "notes": [{"id": "N-1", "text": "hi"}]
+        "notes": [{"id": "N-1", "text": "hi", "note_id": "N-1"}]
     }
 
 
