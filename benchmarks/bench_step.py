@@ -33,7 +33,15 @@ By default every step runs in the one episode begun by the first ``reset`` (``ma
 so the episode grows to ~1,500 messages; ``--reset-each-round`` starts a new episode (untimed)
 before each round instead. The "episode-length growth" table shows the difference.
 
-Run: ``python benchmarks/bench_step.py [--repeats N] [--quick] [--out DIR] [--reset-each-round]``.
+``--long-episode N`` measures only growth, per transport: ``gym.make("gym_mcp/Banking-v0")``
+steps one ``get_balance`` N times (default 10,000) in one episode, and the median step of
+steps 1-100 is set against that of the last 100, in the same run. Because the machine drifts
+over the minute such a run takes, the last 100 are interleaved (in batches of 10) with the
+first 100 steps of a fresh env's episode in the same process: ``late / fresh`` is the growth
+with the drift taken out. ``tests/env/test_long_episode.py`` checks the same structurally.
+
+Run: ``python benchmarks/bench_step.py [--repeats N] [--quick] [--out DIR] [--reset-each-round]
+[--long-episode [N]]``.
 """
 
 from __future__ import annotations
@@ -52,6 +60,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 from _common import (
     SERVER_MODULE,
     RawClient,
@@ -337,6 +346,100 @@ def profile_core_steps(rig: Rig, steps: int, top: int) -> dict[str, Any]:
     }
 
 
+LONG_WINDOW = 100
+"""Steps at each end of the long episode whose median is compared."""
+TEXT_ACTION = '<tool_call>{"name": "get_balance", "arguments": {"account_id": "ACC-1001"}}</tool_call>'
+"""The step as a model writes it (parsed every step, as in training)."""
+
+
+def long_episode(transport: str, steps: int) -> dict[str, Any]:
+    """Step one episode ``steps`` times; the first and last ``LONG_WINDOW`` steps' medians and a fresh env's."""
+
+    def make() -> Any:
+        env = gym.make("gym_mcp/Banking-v0", transport=transport, max_steps=2 * steps + 10 * LONG_WINDOW)
+        env.reset(seed=0)
+        return env
+
+    def one(env: Any) -> float:
+        t0 = time.perf_counter()
+        _, _, terminated, truncated, info = env.step(TEXT_ACTION)
+        elapsed = time.perf_counter() - t0
+        if terminated or truncated or not info["calls"][0].ok:
+            raise RuntimeError(f"{transport}: the step failed: {info['calls']!r}")
+        return elapsed
+
+    long, fresh = make(), make()
+    try:
+        times = [one(long) for _ in range(steps - LONG_WINDOW)]
+        late: list[float] = []
+        fresh_times: list[float] = []
+        for b in range(0, LONG_WINDOW, 10):  # interleaved: the machine's drift lands on both alike
+            pair = [(late, long), (fresh_times, fresh)]
+            for out, env in pair if b % 20 else pair[::-1]:
+                out.extend(one(env) for _ in range(10))
+        times += late
+        messages = len(long.unwrapped.episode().messages)
+    finally:
+        long.close()
+        fresh.close()
+    first, last = median(times[:LONG_WINDOW]), median(late)
+    third = len(times) // 3
+    return {
+        "steps": steps,
+        "messages_at_end": messages,
+        "first_ms": first * 1e3,
+        "last_ms": last * 1e3,
+        "fresh_ms": median(fresh_times) * 1e3,
+        "last_over_first": last / first,
+        "last_over_fresh": last / median(fresh_times),
+        "mean_ms_by_third": [
+            sum(part) / len(part) * 1e3 for part in (times[:third], times[third:-third], times[-third:])
+        ],
+    }
+
+
+def run_long_episodes(transports: list[str], steps: int) -> dict[str, Any]:
+    """`long_episode` on each transport, and its table."""
+    results = {}
+    for t in transports:
+        print(f"long episode over {t}: {steps} steps ...", file=sys.stderr, flush=True)
+        results[t] = long_episode(t, steps)
+    rows = [
+        [
+            t,
+            r["messages_at_end"],
+            r["first_ms"],
+            r["last_ms"],
+            r["fresh_ms"],
+            r["last_over_first"],
+            r["last_over_fresh"],
+            " / ".join(f"{m:.2f}" for m in r["mean_ms_by_third"]),
+        ]
+        for t, r in results.items()
+    ]
+    print()
+    print(
+        table(
+            [
+                "transport",
+                "messages",
+                f"steps 1-{LONG_WINDOW} ms",
+                f"last {LONG_WINDOW} ms",
+                "fresh env ms",
+                "last / first",
+                "last / fresh",
+                "mean by third ms",
+            ],
+            rows,
+            title=(
+                f"One {steps}-step episode of get_balance (medians; 'fresh env': a new episode's first "
+                f"{LONG_WINDOW} steps interleaved with the last {LONG_WINDOW})"
+            ),
+        )
+    )
+    return results
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = base_parser(DESCRIPTION, repeats=72, quick_repeats=6)
     parser.add_argument("--batch", type=int, default=BATCH, help=f"calls per batch (default {BATCH})")
@@ -347,6 +450,15 @@ def main(argv: list[str] | None = None) -> int:
         "--reset-each-round",
         action="store_true",
         help="reset the env (untimed) before each round: short episodes instead of one long one",
+    )
+    parser.add_argument(
+        "--long-episode",
+        type=int,
+        nargs="?",
+        const=10_000,
+        default=None,
+        metavar="N",
+        help="only measure growth: one N-step episode per transport (default N 10,000), first vs last 100 steps",
     )
     parser.add_argument("--profile", action="store_true", help="profile in-process steps even on PASS")
     parser.add_argument("--no-profile", action="store_true", help="never profile")
@@ -368,6 +480,11 @@ def main(argv: list[str] | None = None) -> int:
         "target_ratio": TARGET,
     }
     started = time.perf_counter()
+    if args.long_episode is not None:
+        if args.long_episode < 2 * LONG_WINDOW:
+            parser.error(f"--long-episode needs at least {2 * LONG_WINDOW} steps")
+        long = run_long_episodes(transports, args.long_episode)
+        return finish(args.out, "step_long_episode", started, config=config, long_episode=long)
     workdir = Path(tempfile.mkdtemp(prefix="gym-mcp-bench-step-"))
     rigs: list[Rig] = []
     try:
@@ -557,7 +674,7 @@ def report(rigs: list[Rig], repeats: int, batch: int, *, reset_each_round: bool)
                 "info() us at end",
             ],
             rows,
-            title=f"Episode-length growth ({episodes}; info() copies every message each step)",
+            title=f"Episode-length growth ({episodes}; info['messages'] is a view, made in O(1))",
         )
     )
     return results
