@@ -68,7 +68,9 @@ def make_external_env(
         headers: HTTP headers sent with every request (e.g. ``Authorization``); ``${NAME}`` in a
             value is read from the environment when the server is launched.
         sandbox: ``"bwrap"`` runs the server in a bubblewrap sandbox (only its state copy
-            writable, no network unless ``network``); ``"none"`` (the default) runs it as it is.
+            writable, no network unless ``network``); ``"bwrap-strict"`` confines its reads too
+            (it sees the system's runtime folders, its own install and its private folders);
+            ``"none"`` (the default) runs it as it is.
         network: In the sandbox, keep the network (an HTTP server always keeps it).
         restart_on_reset: Start the server process anew at every reset, after its state is
             restored: for a server that keeps state in its memory (costs a server start per reset).

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from gym_mcp.errors import ConfigError, TaskError, UnknownServerError
 from gym_mcp.live.live_server import TRANSPORTS, LivePart, LiveServer, ServerSource, Transport
-from gym_mcp.live.sandbox import bwrap_command, check_bwrap, sandbox_name
+from gym_mcp.live.sandbox import bwrap_command, check_bwrap, runtime_paths, sandbox_name
 from gym_mcp.live.scratch import make_scratch, remove_scratch
 from gym_mcp.state.base import Snapshot, StateBackend
 from gym_mcp.state.composite import CompositeState
@@ -268,7 +268,9 @@ class ExternalSource(ServerSource):
         startup_timeout: Seconds the server may take to start and answer.
         sandbox: ``"bwrap"`` runs the server in a bubblewrap sandbox (see `gym_mcp.live.sandbox`):
             only its private folder writable, the rest of the system read-only, no network
-            unless ``network``. ``"none"`` (the default) runs it as it is.
+            unless ``network``. ``"bwrap-strict"`` confines reads as well: it sees only the
+            system's runtime folders, its own install and its private folders (not the user's
+            files, nor other environments' state). ``"none"`` (the default) runs it as it is.
         network: In the sandbox, keep the network (an HTTP server always keeps it: we reach it
             on a loopback port).
         headers: HTTP headers sent with every request (e.g. ``Authorization``); ``${NAME}`` in
@@ -316,7 +318,7 @@ class ExternalSource(ServerSource):
             _expand(value, name)  # a variable that is not set is an error now, not at launch
         self.sandbox = sandbox_name(sandbox)
         self.network = network
-        if self.sandbox == "bwrap":
+        if self.sandbox != "none":
             if not self.command:
                 raise ConfigError(f"{name}: a server someone else runs (a url, no command) cannot be sandboxed")
             check_bwrap()
@@ -378,7 +380,7 @@ class ExternalSource(ServerSource):
             values = {"state": location, "workdir": str(workdir)}
             command = [_substitute(part, values) for part in self.command]
             cwd = _substitute(self.cwd, values) if self.cwd else None
-            if self.sandbox == "bwrap":
+            if self.sandbox != "none":
                 # Writable: the state copy itself (a folder), or the folder holding just the
                 # state file (SQLite writes journals beside it); nothing else of ours.
                 scratch = workdir / "scratch"
@@ -388,7 +390,26 @@ class ExternalSource(ServerSource):
                     writable = Path(state.location)
                     paths.append(str(writable if writable.is_dir() else writable.parent))
                 network = self.network or self.transport == "http"
-                command = bwrap_command(command, writable=paths, scratch=str(scratch), network=network, cwd=cwd)
+                strict = self.sandbox == "bwrap-strict"
+                read_only: list[str] = []
+                if strict:  # what its runtime needs to read, less what it may write anyway
+                    env = {**os.environ, **{k: _substitute(v, values) for k, v in self.env.items()}}
+                    inside = [Path(p) for p in paths]
+                    read_only = [
+                        p
+                        for p in runtime_paths(command, env, cwd)
+                        if not any(Path(p) == w or w in Path(p).parents for w in inside)
+                    ]
+                command = bwrap_command(
+                    command,
+                    writable=paths,
+                    scratch=str(scratch),
+                    network=network,
+                    cwd=cwd,
+                    strict=strict,
+                    read_only=read_only,
+                    keep_env=list(self.env),
+                )
             launch = Launch(
                 self.name,
                 self.transport,

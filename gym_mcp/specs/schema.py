@@ -200,11 +200,12 @@ class SpecFile(BaseModel):
             "${NAME} is read from the environment when the server is launched (keep secrets out of the file)."
         ),
     )
-    sandbox: Literal["none", "bwrap"] = Field(
+    sandbox: Literal["none", "bwrap", "bwrap-strict"] = Field(
         default="none",
         description=(
             "'bwrap' runs the server in a bubblewrap sandbox: only its state copy writable, the rest of the "
-            "system read-only, no network unless 'network' is true."
+            "system read-only, no network unless 'network' is true. 'bwrap-strict' confines reads too: the "
+            "server sees only the system's runtime folders, its own install and its private folders."
         ),
     )
     network: bool = Field(default=False, description="In the sandbox, keep the network (HTTP servers always do).")
@@ -279,7 +280,7 @@ KEY_MESSAGES = {
     "tools.hints": "'tools.hints' must be a table of tool tables ([tools.hints.<tool>])",
     "env": "'env' must be a table of strings",
     "headers": "'headers' must be a table of strings",
-    "sandbox": '\'sandbox\' must be "none" or "bwrap"',
+    "sandbox": '\'sandbox\' must be "none", "bwrap" or "bwrap-strict"',
     "network": "'network' must be true or false",
     "restart_on_reset": "'restart_on_reset' must be true or false",
     "startup_timeout": "'startup_timeout' must be a positive number of seconds",

@@ -74,7 +74,7 @@ class ServerSpec:
         cwd: The server's working directory.
         startup_timeout: Seconds to start.
         headers: HTTP headers (``${NAME}`` read from the environment at launch).
-        sandbox: ``"none"`` or ``"bwrap"``.
+        sandbox: ``"none"``, ``"bwrap"`` (writes confined) or ``"bwrap-strict"`` (reads too).
         network: In the sandbox, keep the network.
         restart_on_reset: Start the server process anew at every reset (it keeps state in memory).
         source_file: Where the spec was read from.

@@ -1,4 +1,5 @@
-"""The bubblewrap sandbox: a third-party server can write only its state copy, and has no network.
+"""The bubblewrap sandbox: a third-party server can write only its state copy, and has no network;
+in "bwrap-strict" it can read only the system's runtime, its own install and its private folders.
 
 These run wherever bwrap works (the README's test command installs it where it can, so on CI);
 elsewhere they skip and say why.
@@ -6,8 +7,12 @@ elsewhere they skip and say why.
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -187,5 +192,207 @@ def test_without_bwrap_the_option_fails_with_the_install_hint(template: Path, mo
 
 
 def test_an_unknown_sandbox_is_refused(template: Path) -> None:
-    with pytest.raises(ConfigError, match="sandbox must be one of 'none', 'bwrap', got 'docker'"):
+    with pytest.raises(ConfigError, match="sandbox must be one of 'none', 'bwrap', 'bwrap-strict', got 'docker'"):
         _source(template, sandbox="docker")
+
+
+# --- reads: "bwrap" confines writes only; "bwrap-strict" confines reads too -------------------
+
+READER = ROOT / "tests" / "live" / "servers" / "reader.py"
+FS_BIN = ROOT / "node_modules" / ".bin" / "mcp-server-filesystem"
+
+
+def _reader(template: Path, sandbox: str, **kwargs: object) -> ExternalSource:
+    """The reader server, started by its file path (so strict mode binds that file, not the project)."""
+    return ExternalSource(
+        "reader",
+        command=[sys.executable, str(READER)],
+        state=DirectoryState(template),
+        cwd="{state}",
+        sandbox=sandbox,
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+def _read(env: MCPEnv, path: str) -> dict[str, Any]:
+    obs, *_ = env.step({"name": "read_path", "arguments": {"path": path}})
+    return dict(json.loads(str(obs)))
+
+
+@pytest.fixture
+def secret(tmp_path: Path) -> Path:
+    """A 0600 file of the user's, outside any state copy."""
+    path = tmp_path / "secret" / "id_token"
+    path.parent.mkdir()
+    path.write_text("s3cret\n")
+    path.chmod(0o600)
+    return path
+
+
+@needs_bwrap
+def test_the_write_sandbox_still_lets_a_server_read_everything(template: Path, secret: Path) -> None:
+    """Why "bwrap-strict" exists: under "bwrap" a user's 0600 file and another env's state are readable."""
+    env, other = MCPEnv(_reader(template, "bwrap")), MCPEnv(_reader(template, "bwrap"))
+    try:
+        env.reset(seed=0)
+        other.reset(seed=0)
+        assert _read(env, str(secret)) == {"outcome": "read", "text": "s3cret\n"}
+        other_notes = Path(str(other.state.location)) / "notes.txt"
+        assert _read(env, str(other_notes))["outcome"] == "read"
+    finally:
+        env.close()
+        other.close()
+
+
+@needs_bwrap
+def test_strict_sandbox_reads_only_what_the_server_needs(template: Path, secret: Path) -> None:
+    env, other = MCPEnv(_reader(template, "bwrap-strict")), MCPEnv(_reader(template, "bwrap-strict"))
+    try:
+        env.reset(seed=0)
+        other.reset(seed=0)
+        initial = env.state.fingerprint()
+        # its own state: read, written, and reset exact
+        assert _read(env, "notes.txt") == {"outcome": "read", "text": "hello\n"}
+        obs, *_ = env.step({"name": "write_path", "arguments": {"path": "mine.txt", "text": "mine\n"}})
+        assert json.loads(str(obs))["outcome"] == "wrote", obs
+        assert env.state.fingerprint() != initial
+        env.reset(seed=0)
+        assert env.state.fingerprint() == initial
+        # a 0600 file of the user's, outside its copy: not there at all
+        got = _read(env, str(secret))
+        assert got["outcome"] == "failed" and "FileNotFoundError" in got["error"], got
+        # another environment's state copy (which exists, and which it could name)
+        other_notes = Path(str(other.state.location)) / "notes.txt"
+        assert other_notes.exists()
+        got = _read(env, str(other_notes))
+        assert got["outcome"] == "failed" and "FileNotFoundError" in got["error"], got
+        # the project's own files, /root, /home
+        for path in (ROOT / "pyproject.toml", Path.home() / ".bashrc", Path("/etc/shadow")):
+            got = _read(env, str(path))
+            assert got.get("text", "") == "", (path, got)
+    finally:
+        env.close()
+        other.close()
+
+
+@needs_bwrap
+def test_strict_sandbox_has_its_own_proc(template: Path) -> None:
+    """/proc is the new pid namespace's: pid 1 is the sandbox's init, not the host's."""
+    host_init = Path("/proc/1/cmdline").read_bytes().decode(errors="replace")
+    env = MCPEnv(_reader(template, "bwrap-strict"))
+    try:
+        env.reset(seed=0)
+        got = _read(env, "/proc/1/cmdline")
+        assert got["outcome"] == "read", got
+        assert got["text"] != host_init
+        assert "bwrap" in got["text"] or "reader.py" in got["text"], got
+        assert _read(env, f"/proc/{os.getpid()}/cmdline")["outcome"] == "failed" or os.getpid() < 10
+    finally:
+        env.close()
+
+
+@needs_bwrap
+def test_strict_sandbox_drops_the_hosts_environment(template: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """API keys live in environment variables: only the spec's own and a few harmless ones go in."""
+    monkeypatch.setenv("GYM_MCP_TEST_API_KEY", "sk-host")
+    env = MCPEnv(_reader(template, "bwrap-strict", env={"SERVER_SETTING": "on"}))
+    try:
+        env.reset(seed=0)
+
+        def getenv(name: str) -> object:
+            obs, *_ = env.step({"name": "getenv", "arguments": {"name": name}})
+            return json.loads(str(obs))["value"]
+
+        assert getenv("GYM_MCP_TEST_API_KEY") is None
+        assert getenv("SERVER_SETTING") == "on"
+        assert getenv("PATH") == os.environ["PATH"]
+    finally:
+        env.close()
+
+
+@needs_bwrap
+@pytest.mark.parametrize("server", ["npm-filesystem", "mcp-server-git"])
+def test_real_third_party_servers_run_strict(tmp_path: Path, server: str) -> None:
+    """An npm server under node_modules and a PyPI server in the venv both start and work confined."""
+    folder = tmp_path / "files"
+    folder.mkdir()
+    (folder / "a.txt").write_text("a\n")
+    if server == "npm-filesystem":
+        if shutil.which("npm") is None:
+            pytest.skip("npm is not installed, so the npm filesystem MCP server cannot be installed")
+        assert FS_BIN.exists(), "npm is installed but server-filesystem is not: run `npm install` (README)"
+        source = ExternalSource(
+            "filesystem", command=[str(FS_BIN), "{state}"], state=DirectoryState(folder), sandbox="bwrap-strict"
+        )
+    else:
+        import git
+
+        repo = git.Repo.init(folder)
+        repo.index.add(["a.txt"])
+        repo.index.commit("first")
+        source = ExternalSource(
+            "git",
+            command=[sys.executable, "-m", "mcp_server_git", "--repository", "{state}"],
+            state=DirectoryState(folder, ignore=[".git/logs/*"]),
+            sandbox="bwrap-strict",
+        )
+    env = MCPEnv(source)
+    try:
+        env.reset(seed=0)
+        location = str(env.state.location)
+        if server == "npm-filesystem":
+            assert _call(env, "read_text_file", path=f"{location}/a.txt").strip() == "a"
+            obs = _call(env, "write_file", path=f"{location}/b.txt", content="b\n")
+            assert not obs.startswith("Error"), obs
+            assert Path(location, "b.txt").read_text() == "b\n"
+        else:
+            assert "first" in _call(env, "git_log", repo_path=location)
+    finally:
+        env.close()
+
+
+@needs_bwrap
+def test_a_spec_file_asks_for_the_strict_sandbox(tmp_path: Path, template: Path, secret: Path) -> None:
+    from gym_mcp import load_spec
+    from gym_mcp.live import spec_source
+
+    spec = tmp_path / "reader.toml"
+    spec.write_text(
+        f'name = "reader"\ncommand = ["{sys.executable}", "{READER}"]\ncwd = "{{state}}"\n'
+        f'sandbox = "bwrap-strict"\n\n[state]\nkind = "directory"\npath = "{template}"\n'
+    )
+    parsed = load_spec(spec)
+    assert parsed.sandbox == "bwrap-strict" and parsed.to_dict()["sandbox"] == "bwrap-strict"
+    env = MCPEnv(spec_source(parsed))
+    try:
+        env.reset(seed=0)
+        assert _read(env, "notes.txt") == {"outcome": "read", "text": "hello\n"}
+        assert _read(env, str(secret))["outcome"] == "failed"
+    finally:
+        env.close()
+
+
+def test_a_bad_sandbox_in_a_spec_file_is_one_line(tmp_path: Path) -> None:
+    from gym_mcp import load_spec
+
+    spec = tmp_path / "bad.toml"
+    spec.write_text('name = "x"\ncommand = ["true"]\nsandbox = "strict"\n')
+    with pytest.raises(ConfigError) as info:
+        load_spec(spec)
+    message = str(info.value)
+    assert '\'sandbox\' must be "none", "bwrap" or "bwrap-strict"' in message and "\n" not in message, message
+
+
+def test_strict_mode_resolves_what_a_command_runs_from() -> None:
+    """The venv and the Python it was made from; an npm .bin link's node_modules; never /tmp or home."""
+    from gym_mcp.live.sandbox import runtime_paths
+
+    env = dict(os.environ)
+    paths = runtime_paths([sys.executable, str(READER)], env, cwd=str(Path.home()))
+    assert sys.prefix in paths  # the venv
+    base = os.path.realpath(sys.base_prefix)
+    assert base in paths or base.startswith("/usr")  # the Python it was made from (a system one is bound anyway)
+    assert str(READER) in paths
+    assert str(Path.home()) not in paths and "/tmp" not in paths and str(ROOT) not in paths
+    if FS_BIN.exists():
+        assert runtime_paths([str(FS_BIN), "/tmp"], env) == [str(ROOT / "node_modules")]
