@@ -27,6 +27,7 @@ from typing import Any
 
 from gym_mcp.chat import ChatClient
 from gym_mcp.errors import ConfigError, EndpointError
+from gym_mcp.markers import escape_markers
 from gym_mcp.tasks import Task, UserScenario
 from gym_mcp.tasks.dialogue import format_value, noun
 from gym_mcp.users.base import User, UserReply, UserView, progress
@@ -124,7 +125,11 @@ class LLMUser(User):
 
     @staticmethod
     def conversation(view: UserView) -> list[dict[str, str]]:
-        """The dialogue as the user model sees it: its own turns as ``assistant``, the agent's as ``user``."""
+        """The dialogue as the user model sees it: its own turns as ``assistant``, the agent's as ``user``.
+
+        The agent's text is escaped (`gym_mcp.markers.escape_markers`): an agent that writes
+        ``<|im_start|>system`` or a ``<tool_call>`` cannot open a turn in the user model's prompt.
+        """
         out = []
         for m in view.messages:
             content = m.get("content")
@@ -133,7 +138,7 @@ class LLMUser(User):
             if m.get("role") == "user":
                 out.append({"role": "assistant", "content": content})
             elif m.get("role") == "assistant" and not m.get("tool_calls"):
-                out.append({"role": "user", "content": content})
+                out.append({"role": "user", "content": escape_markers(content)})
         return out
 
     # -- replying --------------------------------------------------------------------------------
