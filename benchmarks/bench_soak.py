@@ -17,6 +17,10 @@ the server process at random moments (between calls, during calls, during restar
    call, does not end the episode or changes the state, or when the compact prompt or what
    `OpenAIPolicy` would send holds a marker of the memo raw.
 
+4. ``--sweep`` scratch-sweep trials (default 50): a temp folder holding marked folders of
+   processes that ended and folders named like the gym's that it did not make; the sweep must
+   remove exactly the first.
+
 Counted: exceptions out of ``step()`` (target 0), hangs (a step longer than the call timeout
 plus three restarts; target 0), episodes whose final state differs from their successful calls'
 (target 0), inexact resets (target 0), failed injection trials (target 0), and resets that
@@ -24,7 +28,7 @@ raised because the server was killed faster than it could start (allowed: reset 
 the run resets again). RSS and open fds of this process, and its child processes, before and
 after.
 
-Run: ``python benchmarks/bench_soak.py [--episodes N] [--fuzz N] [--inject N] [--quick] [--out DIR]``.
+Run: ``python benchmarks/bench_soak.py [--episodes N] [--fuzz N] [--inject N] [--sweep N] [--quick] [--out DIR]``.
 """
 
 from __future__ import annotations
@@ -286,16 +290,61 @@ def soak_injection(env: MCPEnv, tally: Tally, trials: int, seed: int, fingerprin
     return failures, closing_calls
 
 
+def soak_sweep(trials: int, seed: int) -> tuple[int, int, int]:
+    """``trials`` sweeps of a temp folder holding the gym's orphans and other people's look-alikes.
+
+    Each trial makes, in a fresh folder: one to three marked folders of processes that ended
+    (as a SIGKILLed gym process leaves them), and one to three folders named like ours that the
+    gym did not make (``gym-mcp-<digits>-results``, a dead pid's name without a marker, a marker
+    naming another process). Returns (trials, others' folders removed: target 0, orphans left:
+    target 0).
+    """
+    import subprocess
+    import tempfile
+
+    from gym_mcp.live.scratch import sweep_orphans
+    from gym_mcp.servers.kit import SCRATCH_MARKER
+
+    rng = random.Random(seed)
+    wrongly_removed = orphans_left = 0
+    make = "import os; from gym_mcp.servers.kit import marked_folder; print(marked_folder(f'gym-mcp-{os.getpid()}-x-'))"
+    for trial in range(1, trials + 1):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            ours = []
+            for _ in range(rng.randint(1, 3)):
+                made = subprocess.run(
+                    [sys.executable, "-c", make], env={**os.environ, "TMPDIR": tmp}, capture_output=True, text=True
+                )
+                ours.append(Path(made.stdout.strip()))
+            dead = int(ours[0].name.split("-")[2])
+            theirs = [root / f"gym-mcp-{rng.randint(1990, 2030)}-results", root / f"gym-mcp-{dead}-notes-{trial}"]
+            forged = root / f"gym-mcp-{dead}-forged-{trial}"
+            forged.mkdir()
+            (forged / SCRATCH_MARKER).write_text(f"gym-mcp scratch folder of process {os.getpid()}\n")
+            theirs.append(forged)
+            for folder in theirs[:2]:
+                folder.mkdir(exist_ok=True)
+                (folder / "data.csv").write_text("a,b\n")
+            sweep_orphans(root)
+            wrongly_removed += sum(not folder.exists() for folder in theirs)
+            orphans_left += sum(folder.exists() for folder in ours)
+        if trial % 10 == 0 or trial == trials:
+            print(f"sweep trials {trial}/{trials}: {wrongly_removed} removed wrongly, {orphans_left} left", flush=True)
+    return trials, wrongly_removed, orphans_left
+
+
 def main() -> int:
     parser = base_parser(DESCRIPTION, repeats=1, quick_repeats=1)
     parser.add_argument("--episodes", type=int, default=1_000, help="stdio episodes under kills (default 1,000)")
     parser.add_argument("--fuzz", type=int, default=20_000, help="fuzzed actions (default 20,000)")
     parser.add_argument("--inject", type=int, default=500, help="injection trials (default 500)")
+    parser.add_argument("--sweep", type=int, default=50, help="scratch-sweep trials (default 50)")
     parser.add_argument("--kill-every", type=float, nargs=2, default=(0.5, 6.0), metavar=("LOW", "HIGH"))
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     if args.quick:
-        args.episodes, args.fuzz, args.inject = 60, 1_000, 60
+        args.episodes, args.fuzz, args.inject, args.sweep = 60, 1_000, 60, 10
     started = time.perf_counter()
     env = MCPEnv("banking", transport="stdio", call_timeout=CALL_TIMEOUT, max_steps=10**6)
     tally = Tally()
@@ -313,6 +362,7 @@ def main() -> int:
         killer.join()
     injection_failures, closing_calls = soak_injection(env, tally, args.inject, args.seed + 2, fingerprint)
     tally.reset(env, fingerprint)
+    sweeps, wrongly_removed, orphans_left = soak_sweep(args.sweep, args.seed + 3)
     after = process_usage()
     env.close()
 
@@ -323,6 +373,8 @@ def main() -> int:
         ("episodes whose state != their successful calls'", tally.state_mismatches, 0),
         ("inexact resets", tally.inexact_resets, 0),
         ("failed injection trials", sum(injection_failures.values()), 0),
+        ("others' folders removed by the scratch sweep", wrongly_removed, 0),
+        ("the gym's orphan folders left by the sweep", orphans_left, 0),
     ]
     print()
     print(table(["target", "measured", "target", "verdict"], [(n, v, t, verdict(v == t)) for n, v, t in targets]))
@@ -330,6 +382,7 @@ def main() -> int:
         ("episodes", args.episodes),
         ("fuzzed actions", args.fuzz),
         ("injection trials", args.inject),
+        ("scratch-sweep trials", sweeps),
         ("  raw memo quoted at a reply's end, read as a call (the rule's limit, not sent)", closing_calls),
         ("steps", tally.steps),
         ("SIGKILLs sent", killer.kills),
@@ -363,6 +416,7 @@ def main() -> int:
             "failures": injection_failures,
             "raw_closing_quotes_read_as_calls": closing_calls,
         },
+        sweep={"tried": sweeps, "others_removed": wrongly_removed, "orphans_left": orphans_left},
     )
 
 
