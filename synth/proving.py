@@ -149,17 +149,8 @@ class Prover:
             meta["flows"] = needed
         if not fields:
             return _replace(task, metadata=meta), first.fingerprint
-        where = _where(fields)
-        if fp is None:
-            self.rejects[f"replays differ where nothing can be left out ({where})"] += 1
+        if not self._judge(fields, fp) or fp is None:  # (a None fp is refused by _judge)
             return None
-        if self.nondeterministic == "refuse":
-            self.rejects[f"replays differ ({where})"] += 1
-            self.refused += 1
-            return None
-        for group, names in fields.items():
-            self.volatile.setdefault(group, set()).update(names)
-        self.marked += 1
         meta["volatile"] = {g: list(f) for g, f in sorted(fields.items())}
         return _replace(task, metadata=meta), fp
 
@@ -205,14 +196,18 @@ class Prover:
         fields, fp = self.env.state.reconcile(snap1, self.env.state.snapshot())
         if not fields:
             return False
+        return True if self._judge(fields, fp) else None
+
+    def _judge(self, fields: Mapping[str, Sequence[str]], fp: str | None) -> bool:
+        """Parts two replays differ in: marked volatile (True), or the task refused with the reason (False)."""
         where = _where(fields)
         if fp is None:
             self.rejects[f"replays differ where nothing can be left out ({where})"] += 1
-            return None
+            return False
         if self.nondeterministic == "refuse":
             self.rejects[f"replays differ ({where})"] += 1
             self.refused += 1
-            return None
+            return False
         for group, names in fields.items():
             self.volatile.setdefault(group, set()).update(names)
         self.marked += 1

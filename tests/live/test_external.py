@@ -418,6 +418,17 @@ def test_http_server_spawned_per_env_from_a_url(tmp_path: Path) -> None:
     assert gym_mcp.SQLiteState(db).row_counts()["transactions"] == 760  # the template is untouched
 
 
+def _wait_for_port(port: int, timeout: float = 30.0) -> None:
+    """Until something listens on the loopback ``port`` (or ``timeout`` seconds pass)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+
+
 def test_server_someone_else_runs_at_a_fixed_url(tmp_path: Path) -> None:
     db = _bank_template(tmp_path)
     port = gym_mcp.free_port()
@@ -427,13 +438,7 @@ def test_server_someone_else_runs_at_a_fixed_url(tmp_path: Path) -> None:
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        _wait_for_port(port)
         env = gym.make(
             "gym_mcp/External-v0", name="shared-bank", url=f"http://127.0.0.1:{port}/mcp", state=gym_mcp.SQLiteState(db)
         )
@@ -578,13 +583,7 @@ def test_a_state_used_in_place_survives_a_process_killed_mid_episode(tmp_path: P
     env = {**os.environ, "GYM_MCP_HOME": str(tmp_path / "home"), "PYTHONPATH": str(ROOT)}
     url = f"http://127.0.0.1:{port}/mcp"
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        _wait_for_port(port)
         first = subprocess.Popen(
             [sys.executable, "-c", IN_PLACE, url, str(db), "write-and-hang"], stdout=subprocess.PIPE, text=True, env=env
         )
