@@ -127,7 +127,8 @@ def _call_from_obj(obj: Any, index: int) -> tuple[ToolCall | None, str | None]:
 
 def calls_from_structured(action: Any) -> ParsedAction:
     """Read calls from a structured action: a call dict, a list of them, or an OpenAI message."""
-    if isinstance(action, Mapping) and "tool_calls" in action:
+    if isinstance(action, Mapping) and ("tool_calls" in action or ("role" in action and "name" not in action)):
+        # an OpenAI message: its calls, if any, and its text (a message with text only is an answer)
         entries = action.get("tool_calls") or []
         text = str(action.get("content") or "")
     elif isinstance(action, Mapping):

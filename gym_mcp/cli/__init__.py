@@ -26,7 +26,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from gym_mcp.cli import demo, envs, evaluate, serve, synth, train
+from gym_mcp.cli import demo, envs, evaluate, openenv, serve, synth, train
 from gym_mcp.cli.args import Parser
 from gym_mcp.errors import GymMCPError
 
@@ -37,7 +37,7 @@ def build_parser() -> Parser:
     """The ``gym-mcp`` argument parser, every command group registered."""
     parser = Parser(prog="gym-mcp", description="Gymnasium environments over live MCP servers.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
-    for group in (serve, envs, synth, evaluate, train, demo):
+    for group in (serve, openenv, envs, synth, evaluate, train, demo):
         group.register(sub)
     return parser
 

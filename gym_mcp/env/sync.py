@@ -89,6 +89,35 @@ class SyncEnv(gym.Env[str, Any], Generic[CoreT]):
         result: tuple[str, SupportsFloat, bool, bool, dict[str, Any]] = run_sync(self.core.step(action))  # type: ignore[attr-defined]
         return result
 
+    # -- the async face: the same calls as coroutines, for code that runs on gym-mcp's loop ------
+
+    async def reset_async(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any]]:
+        """`reset` as a coroutine, awaited on gym-mcp's own event loop.
+
+        A server that runs many episodes side by side (``gym-mcp serve-openenv``) awaits
+        episodes on that loop (`gym_mcp.transport.runner.LoopRunner.pin`) so that one episode's
+        tool call runs while another's waits; anywhere else, use `reset`.
+        """
+        super().reset(seed=seed)
+        result: tuple[str, dict[str, Any]] = await self.core.reset(options=options, rng=self.np_random)
+        return result
+
+    async def step_async(self, action: Any) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
+        """`step` as a coroutine, awaited on gym-mcp's own event loop (see `reset_async`)."""
+        result: tuple[str, SupportsFloat, bool, bool, dict[str, Any]] = await self.core.step(action)  # type: ignore[attr-defined]
+        return result
+
+    async def snapshot_async(self) -> EpisodeSnapshot:
+        """`snapshot` as a coroutine on gym-mcp's own loop."""
+        return await self.core.snapshot()
+
+    async def restore_async(self, snap: EpisodeSnapshot) -> None:
+        """`restore` as a coroutine on gym-mcp's own loop."""
+        await self.core.restore(snap)
+        self._np_random = self.core.np_random
+
     def render(self) -> str | None:
         """The conversation so far as text (``render_mode="ansi"``)."""
         if self.render_mode != "ansi":

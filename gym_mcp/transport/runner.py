@@ -10,6 +10,12 @@ most of an in-process tool call. A thread that already runs an event loop (a not
 async app) cannot drive a second loop, so its calls go through a helper thread instead.
 Between calls the loop is idle; tasks such as transport readers resume on the next call.
 
+A server that runs many episodes side by side for other processes (``gym-mcp serve-openenv``)
+pins the loop instead (`LoopRunner.pin`): one thread of its own drives it from then on, and
+every call from any other thread is handed to it, so that the coroutines of concurrent callers
+interleave (one episode's tool call waits while another's runs) instead of queueing for the
+loop one call at a time.
+
 After ``fork()`` (as `gymnasium.vector.AsyncVectorEnv` does) the child gets a fresh loop.
 """
 
@@ -38,6 +44,9 @@ class LoopRunner:
         self._helper: concurrent.futures.ThreadPoolExecutor | None = None
         self._root_task = self.loop.create_task(_root(), name="gym-mcp-root")
         self.closed = False
+        self._pinned: threading.Thread | None = None
+        self._pins = 0
+        self._pin_lock = threading.Lock()
         # let the root task declare itself (from a helper thread when this one runs a loop: an
         # env made first inside `asyncio.run(...)`, a notebook's cell)
         self.run(asyncio.sleep(0))
@@ -47,6 +56,14 @@ class LoopRunner:
         if self.closed:
             coro.close()
             raise RuntimeError("the gym-mcp event loop is closed (interpreter shutting down)")
+        pinned = self._pinned
+        if pinned is not None:
+            if threading.current_thread() is pinned:
+                coro.close()
+                raise RuntimeError(
+                    "a sync gym-mcp call from a coroutine on gym-mcp's own loop would block it: await it"
+                )
+            return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -56,6 +73,40 @@ class LoopRunner:
             self._helper = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="gym-mcp-loop")
         return self._helper.submit(self._run_here, coro).result()
 
+    def pin(self) -> None:
+        """Drive the loop from a thread of its own from now on; every caller's coroutine is handed to it.
+
+        Call it before other threads use the runner (a server's start-up): a caller already
+        waiting to drive the loop itself would wait for good. Pins are counted: the loop's
+        thread stops at the `unpin` that matches the first `pin` (or at `close`).
+        """
+        with self._pin_lock:
+            self._pins += 1
+            if self._pinned is not None or self.closed:
+                return
+            started = threading.Event()
+
+            def drive() -> None:
+                with self._drive:
+                    self.loop.call_soon(started.set)
+                    self.loop.run_forever()
+
+            thread = threading.Thread(target=drive, name="gym-mcp-loop", daemon=True)
+            thread.start()
+            started.wait()
+            self._pinned = thread
+
+    def unpin(self, *, all_pins: bool = False) -> None:
+        """Undo one `pin` (every one with ``all_pins``); at the last, callers drive the loop themselves again."""
+        with self._pin_lock:
+            self._pins = 0 if all_pins else max(0, self._pins - 1)
+            if self._pins:
+                return
+            thread, self._pinned = self._pinned, None
+            if thread is not None:
+                self.loop.call_soon_threadsafe(self.loop.stop)
+                thread.join()
+
     def _run_here(self, coro: Coroutine[Any, Any, T]) -> T:
         with self._drive:
             return self.loop.run_until_complete(coro)
@@ -64,6 +115,7 @@ class LoopRunner:
         """Run the exit hooks, cancel what is left on the loop and close it."""
         if self.closed:
             return
+        self.unpin(all_pins=True)
         with self._drive:
             self.closed = True
             for hook in _exit_hooks:

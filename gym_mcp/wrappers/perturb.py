@@ -269,12 +269,29 @@ class Perturb(gym.Wrapper[Any, Any, Any, Any]):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         """Draw the episode's perturbations and reset the environment, which asks them what to show."""
+        self._draw(seed)
+        obs, info = self.env.reset(seed=seed, options=options)
+        return obs, self._with_injections(info)
+
+    async def reset_async(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """`reset` as a coroutine on gym-mcp's own loop (see `gym_mcp.env.SyncEnv.reset_async`)."""
+        self._draw(seed)
+        obs, info = await self.target.reset_async(seed=seed, options=options)
+        return obs, self._with_injections(info)
+
+    async def step_async(self, action: Any) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
+        """`step` as a coroutine on gym-mcp's own loop."""
+        obs, reward, terminated, truncated, info = await self.target.step_async(action)
+        return obs, reward, terminated, truncated, self._with_injections(info)
+
+    def _draw(self, seed: int | None) -> None:
+        """Draw the episode's perturbations; the environment starts them once the task is chosen."""
         rng = random.Random(f"perturb:{seed}" if seed is not None else f"perturb:{self.seed}:{self._episodes}")
         self._episodes += 1
         self.hook = PerturbHook(self.mix.draw(rng), rng)
-        self.target.set_call_hook(self.hook)  # the environment starts it once the task is chosen
-        obs, info = self.env.reset(seed=seed, options=options)
-        return obs, self._with_injections(info)
+        self.target.set_call_hook(self.hook)
 
     def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
         """Step the environment; ``info["perturbations"]`` holds what was injected so far."""

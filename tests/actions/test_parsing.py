@@ -174,3 +174,18 @@ def test_an_unclosed_block_closes_a_reply_only_when_the_reply_was_cut_before_its
     assert [c.name for c in auto_parser(f"Closing it.\n{CALL[: -len('</tool_call>')]}").calls] == ["close_account"]
     assert auto_parser(f"Closing it.\n{CALL[:40]}").calls == ()  # cut inside the JSON, after text: text
     assert auto_parser(CALL[:40]).errors  # opening the reply, it tried to call: an error to show
+
+
+def test_an_openai_message_with_text_only_is_an_answer_not_a_bad_call() -> None:
+    """``{"role": "assistant", "content": "..."}``, what a chat endpoint returns for a final answer."""
+    from gym_mcp.actions.parsing import auto_parser, parse_action
+
+    parsed = parse_action({"role": "assistant", "content": "Your balance is $120.50."}, auto_parser, 1000)
+    assert parsed.calls == ()
+    assert parsed.errors == ()
+    assert parsed.text == "Your balance is $120.50."
+    empty = parse_action({"role": "assistant", "content": None}, auto_parser, 1000)
+    assert (empty.calls, empty.errors, empty.text) == ((), (), "")
+    # a call dict that happens to carry a "role" is still a call when it names a tool
+    call = parse_action({"role": "x", "name": "get_balance", "arguments": {}}, auto_parser, 1000)
+    assert [c.name for c in call.calls] == ["get_balance"]

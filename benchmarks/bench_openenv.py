@@ -1,0 +1,319 @@
+"""gym-mcp over OpenEnv under load, against a trivial OpenEnv environment measured in the same run.
+
+Each arm is a server process (``gym-mcp serve-openenv`` for gym-mcp; a ten-line OpenEnv
+environment that echoes its action for the baseline), one uvicorn worker pinned to core 0; the
+load generator is this process, pinned to core 1 (a raw WebSocket client, so the generator is
+not what is measured). For each N in ``--sessions`` (default 16, 64, 256): N WebSocket sessions
+open at once, each resets and then sends ``--steps`` steps (default 20) as fast as its answers
+come. Reported per arm and N: steps/s over the step phase, p50/p99 step latency, the server's
+RSS growth per open session, and failures (an error reply or a closed socket).
+
+The gym-mcp arm's step is a real tool call on a warm bundled server (``get_balance`` of an
+account that exists, on Banking-v0 in-process; ``--transport stdio`` runs its sessions on one
+sessions-server process instead). Targets (issue 37): at 256 sessions >= 800 steps/s, p99 <= 250 ms.
+
+``--reference N`` also plays N reference episodes of each of three bundled servers and one
+composition over OpenEnv's own ``GenericEnvClient`` and checks every reward is 1.0 and every final
+fingerprint equals the same episode played through ``gym.make`` (exit status 1 otherwise).
+
+Run: ``python benchmarks/bench_openenv.py [--sessions 16 64 256] [--steps 20] [--transport
+inprocess|stdio] [--reference 100] [--quick] [--out DIR]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import DEFAULT_OUT, free_port, quantile, table, write_result
+
+TRIVIAL_APP = """
+from openenv.core.env_server.http_server import create_fastapi_app
+from openenv.core.env_server.interfaces import Environment
+from openenv.core.env_server.types import Action, Observation, State
+import uvicorn, sys
+
+class EchoAction(Action):
+    text: str = ""
+
+class EchoObservation(Observation):
+    text: str = ""
+
+class Echo(Environment):
+    SUPPORTS_CONCURRENT_SESSIONS = True
+    def __init__(self):
+        super().__init__()
+        self._state = State(step_count=0)
+    def reset(self, seed=None, episode_id=None, **kw):
+        self._state = State(step_count=0)
+        return EchoObservation(text="ready")
+    def step(self, action, timeout_s=None, **kw):
+        self._state.step_count += 1
+        return EchoObservation(text=action.text)
+    @property
+    def state(self):
+        return self._state
+
+app = create_fastapi_app(Echo, EchoAction, EchoObservation, max_concurrent_envs=4096)
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="error")
+"""
+
+
+def _rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def _tree_rss_kb(pid: int) -> int:
+    """RSS of a process and its children (a sessions server child counts)."""
+    total = _rss_kb(pid)
+    with contextlib.suppress(OSError):
+        for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+            total += _tree_rss_kb(int(child))
+    return total
+
+
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process (all its threads)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 120) -> None:
+    import socket
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+            return
+        time.sleep(0.1)
+    raise RuntimeError("server did not listen")
+
+
+def _start(arm: str, port: int, transport: str, log: Path) -> subprocess.Popen[bytes]:
+    if arm == "trivial":
+        cmd = [sys.executable, "-c", TRIVIAL_APP, str(port)]
+    else:
+        cmd = [sys.executable, "-m", "gym_mcp.cli", "serve-openenv", "banking", "--port", str(port)]
+        cmd += ["--max-sessions", "4096", "--transport", transport]
+    with contextlib.suppress(OSError):
+        os.sched_setaffinity(0, {1})
+    proc = subprocess.Popen(
+        ["taskset", "-c", "0", *cmd], stdout=subprocess.DEVNULL, stderr=log.open("wb"), stdin=subprocess.DEVNULL
+    )
+    _wait_port(port, proc)
+    return proc
+
+
+def _action(arm: str, i: int) -> dict[str, Any]:
+    if arm == "trivial":
+        return {"text": f"step {i}"}
+    return {"type": "call_tool", "tool_name": "get_balance", "arguments": {"account_id": f"ACC-{1001 + i % 40}"}}
+
+
+async def _load(arm: str, port: int, pid: int, n: int, steps: int) -> dict[str, Any]:
+    from websockets.asyncio.client import connect
+
+    url = f"ws://127.0.0.1:{port}/ws"
+    latencies: list[float] = []
+    failures = 0
+    rss_before = _tree_rss_kb(pid)
+    sockets = []
+    for _ in range(n):  # open them all first: N sessions held at once
+        sockets.append(await connect(url, max_size=None, open_timeout=120, proxy=None, ping_interval=None))
+
+    async def reset(ws: Any) -> None:
+        nonlocal failures
+        await ws.send(json.dumps({"type": "reset", "data": {}}))
+        reply = json.loads(await ws.recv())
+        failures += reply.get("type") == "error"
+
+    await asyncio.gather(*(reset(ws) for ws in sockets))
+    rss_open = _tree_rss_kb(pid)
+
+    async def run(ws: Any) -> None:
+        nonlocal failures
+        for i in range(steps):
+            t = time.perf_counter()
+            await ws.send(json.dumps({"type": "step", "data": _action(arm, i)}))
+            reply = json.loads(await ws.recv())
+            latencies.append(time.perf_counter() - t)
+            failures += reply.get("type") == "error"
+
+    t0, c0 = time.perf_counter(), _cpu_s(pid)
+    results = await asyncio.gather(*(run(ws) for ws in sockets), return_exceptions=True)
+    wall, cpu = time.perf_counter() - t0, _cpu_s(pid) - c0
+    failures += sum(isinstance(r, BaseException) for r in results)
+    for ws in sockets:
+        with contextlib.suppress(Exception):
+            await ws.send(json.dumps({"type": "close"}))
+            await ws.close()
+    return {
+        "sessions": n,
+        "steps": len(latencies),
+        "steps_per_s": len(latencies) / wall,
+        "p50_ms": quantile(latencies, 0.5) * 1e3 if latencies else float("nan"),
+        "p99_ms": quantile(latencies, 0.99) * 1e3 if latencies else float("nan"),
+        "mb_per_session": (rss_open - rss_before) / 1024 / n,
+        "server_cpu_ms_per_step": cpu / max(1, len(latencies)) * 1e3,
+        "server_cpu_busy": cpu / wall,
+        "failures": failures,
+    }
+
+
+def load_phase(ns: list[int], steps: int, transport: str, out: Path) -> list[dict[str, Any]]:
+    rows = []
+    for arm in ("trivial", "gym-mcp"):
+        port = free_port()
+        proc = _start(arm, port, transport, out / f"openenv-{arm}.log")
+        try:
+            asyncio.run(_load(arm, port, proc.pid, 4, 3))  # warm up: imports, first env built
+            for n in ns:
+                row = asyncio.run(_load(arm, port, proc.pid, n, steps))
+                rows.append({"arm": arm, **row})
+                print(
+                    f"  {arm:8} N={n:4}: {row['steps_per_s']:7.0f} steps/s  p50 {row['p50_ms']:6.1f} ms  "
+                    f"p99 {row['p99_ms']:7.1f} ms  {row['mb_per_session']:.2f} MB/session  "
+                    f"cpu {row['server_cpu_ms_per_step']:.2f} ms/step ({row['server_cpu_busy']:.0%} busy)  "
+                    f"failures {row['failures']}",
+                    flush=True,
+                )
+        finally:
+            proc.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(15)
+            if proc.poll() is None:
+                proc.kill()
+    return rows
+
+
+REFERENCE_SERVERS = ("banking", "retail", "calendar")
+REFERENCE_COMPOSITION = "travel_desk"
+
+
+def reference_phase(n: int, out: Path) -> dict[str, Any]:
+    """N reference episodes per environment over OpenEnv's GenericEnvClient vs the same through gym.make."""
+    import gymnasium as gym
+    from openenv.core.generic_client import GenericEnvClient
+
+    import gym_mcp
+    from gym_mcp.synth import SynthConfig, synthesize, write_outputs
+
+    results: dict[str, Any] = {}
+    bad = 0
+    for name in (*REFERENCE_SERVERS, REFERENCE_COMPOSITION):
+        tasks_path = Path(tempfile.mkdtemp(prefix="bench-openenv-")) / f"{name}.jsonl"
+        write_outputs(synthesize(name, SynthConfig(n=n, seed=0)), tasks_path)
+        tasks = [json.loads(line) for line in tasks_path.read_text().splitlines() if line.strip()]
+        port = free_port()
+        cmd = [
+            sys.executable,
+            "-m",
+            "gym_mcp.cli",
+            "serve-openenv",
+            name,
+            "--tasks",
+            str(tasks_path),
+            "--port",
+            str(port),
+        ]
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=(out / f"openenv-ref-{name}.log").open("wb"))
+        try:
+            _wait_port(port, proc)
+            local = gym.make(gym_mcp.env_id(name), tasks=str(tasks_path))
+            rewards, matches = [], 0
+            with GenericEnvClient(base_url=f"http://127.0.0.1:{port}").sync() as env:
+                for i, task in enumerate(tasks):
+                    env.reset(task_index=i)
+                    local.reset(options={"task_index": i})
+                    for call in task["reference_calls"]:
+                        action = {"type": "call_tool", "tool_name": call["name"], "arguments": call["arguments"]}
+                        env.step(action)
+                        local.step({"name": call["name"], "arguments": call["arguments"]})
+                    r = env.step({"type": "message", "message": "Done."})
+                    *_, info = local.step("Done.")
+                    rewards.append(float(r.reward or 0.0))
+                    remote_fp = (r.observation.get("metadata") or {}).get("final_fingerprint")
+                    matches += remote_fp == info["final_fingerprint"]
+            local.close()
+        finally:
+            proc.terminate()
+            proc.wait(15)
+        ok = sum(r == 1.0 for r in rewards)
+        bad += (ok != len(tasks)) + (matches != len(tasks))
+        results[name] = {"episodes": len(tasks), "reward_1": ok, "state_equal": matches}
+        print(
+            f"  {name:12} {len(tasks)} episodes over OpenEnv: reward 1.0 in {ok}, "
+            f"final state equal to gym.make in {matches}",
+            flush=True,
+        )
+    return {"per_env": results, "failed": bad}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sessions", type=int, nargs="+", default=[16, 64, 256])
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--transport", choices=["inprocess", "stdio"], default="inprocess")
+    parser.add_argument("--reference", type=int, default=0, help="reference episodes per environment (0: skip)")
+    parser.add_argument("--quick", action="store_true", help="N=16 and 64, 10 steps, 5 reference episodes")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    args = parser.parse_args()
+    if args.quick:
+        args.sessions, args.steps, args.reference = [16, 64], 10, args.reference and 5
+    args.out.mkdir(parents=True, exist_ok=True)
+    started = time.time()
+    print(f"load: {args.sessions} sessions x reset + {args.steps} steps; server on core 0, load on core 1", flush=True)
+    rows = load_phase(args.sessions, args.steps, args.transport, args.out)
+    print(
+        table(
+            ["arm", "N", "steps/s", "p50 ms", "p99 ms", "MB/session", "failures"],
+            [
+                [
+                    r["arm"],
+                    r["sessions"],
+                    f"{r['steps_per_s']:.0f}",
+                    f"{r['p50_ms']:.1f}",
+                    f"{r['p99_ms']:.1f}",
+                    f"{r['mb_per_session']:.2f}",
+                    r["failures"],
+                ]
+                for r in rows
+            ],
+            title=f"OpenEnv load ({args.transport})",
+        )
+    )
+    result: dict[str, Any] = {"transport": args.transport, "steps": args.steps, "load": rows}
+    status = 0
+    if args.reference:
+        result["reference"] = reference_phase(args.reference, args.out)
+        status = int(result["reference"]["failed"] > 0)
+    top = [r for r in rows if r["arm"] == "gym-mcp" and r["sessions"] == max(args.sessions)]
+    if top:
+        r = top[0]
+        result["target_met"] = r["steps_per_s"] >= 800 and r["p99_ms"] <= 250 and r["failures"] == 0
+        verdict = "met" if result["target_met"] else "NOT met"
+        print(f"target at N={r['sessions']} (>= 800 steps/s, p99 <= 250 ms): {verdict}")
+    result["seconds"] = time.time() - started
+    path = write_result(args.out, f"openenv_{args.transport}", result)
+    print(f"wrote {path}")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
