@@ -351,8 +351,10 @@ class ToolEnvFactory:
         final_answer: str,
         make_kwargs: dict[str, Any],
         perturb: Any = None,
+        openenv_url: str | None = None,
     ) -> None:
         self.perturb = perturb
+        self.openenv_url = openenv_url
         self.env_id = env_id
         self.tasks = list(tasks)
         self.only = only
@@ -363,8 +365,14 @@ class ToolEnvFactory:
         self.instances: list[MCPToolEnv] = []
 
     def __call__(self) -> MCPToolEnv:
-        """A new environment, wrapped."""
-        env = gym.make(self.env_id, tasks=self.tasks or None, **self.make_kwargs)
+        """A new environment, wrapped (a session of the OpenEnv server when the factory has a URL)."""
+        env: gym.Env[str, Any]
+        if self.openenv_url is not None:
+            from gym_mcp.openenv.remote import OpenEnvGymEnv
+
+            env = OpenEnvGymEnv(self.openenv_url)
+        else:
+            env = gym.make(self.env_id, tasks=self.tasks or None, **self.make_kwargs)
         if self.perturb is not None:
             from gym_mcp.wrappers import Perturb
 
@@ -417,6 +425,7 @@ def environment_factory(
     brief: bool = False,
     final_answer: str = "Done.",
     perturb: Any = None,
+    openenv_url: str | None = None,
     **make_kwargs: Any,
 ) -> ToolEnvFactory:
     """A TRL ``environment_factory`` over ``gym.make(env_id, tasks=tasks, **make_kwargs)``.
@@ -435,14 +444,23 @@ def environment_factory(
             `gym_mcp.wrappers.mix`): a name (``"transition"``, ``"observation"``), a dict, a TOML
             path or a `Mix`. TRL fixes the tool methods once, so the mix may hold only kinds that
             leave the tool list alone (observation: the instruction only; transition).
+        openenv_url: Play every rollout on this OpenEnv server of the environment (``gym-mcp
+            serve-openenv NAME``), one WebSocket session per TRL environment, instead of in this
+            process. The server holds the environment's settings (tasks, reward, user, mix).
         **make_kwargs: More ``gym.make`` arguments (``reward=``, ``max_steps=``, ``transport=``...).
 
     Raises:
-        ConfigError: The mix is unknown, or holds kinds that change the tools.
+        ConfigError: The mix is unknown, or holds kinds that change the tools; or ``openenv_url``
+            with ``gym.make`` arguments or a mix (those are the server's).
     """
+    if openenv_url is not None and (make_kwargs or perturb is not None):
+        raise ConfigError(
+            "with openenv_url the server holds the environment's settings: pass reward, max_steps, perturb ... "
+            "to gym-mcp serve-openenv, not here"
+        )
     if perturb is not None:
         _trl_mix(perturb)  # a bad mix fails here, not in TRL's first rollout
-    return ToolEnvFactory(env_id, list(tasks), only, brief, final_answer, dict(make_kwargs), perturb)
+    return ToolEnvFactory(env_id, list(tasks), only, brief, final_answer, dict(make_kwargs), perturb, openenv_url)
 
 
 def tasks_dataset(tasks: Iterable[Task], *, system_prompt: str | None = DEFAULT_SYSTEM_PROMPT) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import json
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import pytest
@@ -116,19 +117,52 @@ def test_tool_methods_are_typed_documented_and_bad_arguments_come_back_as_errors
 def test_one_trl_grpo_step_plays_live_episodes_and_moves_only_lora_weights(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    trl = pytest.importorskip("trl", reason="TRL interop needs trl")
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
-    folder = build_tiny_model(tmp_path / "tiny")
     tasks = _tasks(2)
     only = sorted({t.reference_calls[0]["name"] for t in tasks})
     factory = environment_factory(
         "gym_mcp/Banking-v0", tasks, only=only, brief=True, max_steps=4, reward=CompositeReward.prove()
     )
+    _one_grpo_step(factory, tasks, only, tmp_path, monkeypatch)
+
+
+def test_one_trl_grpo_step_whose_rollouts_go_through_openenv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same GRPO step, every rollout a WebSocket session of ``gym-mcp serve-openenv`` (another process)."""
+    pytest.importorskip("openenv.core.env_server", reason="the [openenv] extra is not installed")
+    import httpx
+
+    from gym_mcp.openenv.remote import OpenEnvGymEnv
+    from gym_mcp.tasks import save_tasks
+    from tests.openenv.test_openenv import served
+
+    tasks = _tasks(2)
+    only = sorted({t.reference_calls[0]["name"] for t in tasks})
+    path = tmp_path / "tasks.jsonl"
+    save_tasks(tasks, path)
+    with served("banking", "--tasks", str(path), "--max-steps", "4") as url:
+        factory = environment_factory("gym_mcp/Banking-v0", tasks, only=only, brief=True, openenv_url=url)
+        _one_grpo_step(factory, tasks, only, tmp_path, monkeypatch, env_type=OpenEnvGymEnv)
+        pool = httpx.get(f"{url}/gym-mcp/pool").json()
+        assert pool["built"] >= 1  # the episodes ran in the server's environments, not in this process
+    with pytest.raises(ConfigError, match="server holds"):
+        environment_factory("gym_mcp/Banking-v0", tasks, openenv_url="http://127.0.0.1:1", max_steps=4)
+
+
+def _one_grpo_step(
+    factory: Any,
+    tasks: list[gym_mcp.Task],
+    only: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    env_type: type = gym.Env,
+) -> None:
+    """One real GRPOTrainer step of a tiny model over ``factory``'s environments, checked."""
+    trl = pytest.importorskip("trl", reason="TRL interop needs trl")
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
+    folder = build_tiny_model(tmp_path / "tiny")
     tokenizer = ensure_tool_chat_template(AutoTokenizer.from_pretrained(folder))
     dataset = tasks_dataset(tasks)
-
     # A random tiny model never writes a tool call, so its decoding is steered (a large logit bias)
     # into each task's reference call right after that task's prompt. Everything else is real:
     # TRL renders the env's methods as tools, parses the call, runs it on the live server, and
@@ -186,6 +220,7 @@ def test_one_trl_grpo_step_plays_live_episodes_and_moves_only_lora_weights(
         by_task: dict[str, int] = {}
         for env in factory.instances:
             task = next(t for t in tasks if t.id == env.task_id)
+            assert isinstance(env.env, env_type)
             by_task[task.id] = by_task.get(task.id, 0) + 1
             assert env.episodes == 1
             (name, arguments, observation), *_ = env.history
