@@ -14,6 +14,7 @@
 - `gym_mcp.train.data`: tasks to conversations to token ids; the split and the SFT batches;
 - `gym_mcp.train.evaluation`: held-out evaluation of a model in training;
 - `gym_mcp.train.reporting`: the tables, timings and the plot of a run;
+- `gym_mcp.train.export`: a finished run as a folder plain transformers + peft load anywhere;
 - `gym_mcp.train.trl`: the environments as TRL ``environment_factory`` tools.
 
 Importing it loads no torch: the trainer imports the ML libraries when it sets up.

@@ -24,8 +24,9 @@ made per tool list (`tool_env_class`).
 
 TRL renders prompts with the tokenizer's chat template, not with gym-mcp's compact prompt
 (`gym_mcp.policies.prompt.render_prompt`); `ensure_tool_chat_template` installs TRL's ChatML +
-Hermes ``<tool_call>`` template (Qwen2.5's) on tokenizers whose own template cannot render tool
-calls. TRL is optional: the helpers that need it raise `ConfigError` with an install hint.
+Hermes ``<tool_call>`` template (Qwen2.5's, with gym-mcp's system prompt in place of Qwen's) on
+tokenizers whose own template cannot render tool calls. TRL is optional: the helpers that need
+it raise `ConfigError` with an install hint.
 
 TRL puts what a tool method returns into the prompt as it is, so the methods return the result
 escaped as gym-mcp's own prompts render it (`gym_mcp.policies.prompt.escape_markers`: no
@@ -514,13 +515,27 @@ def _final_text(completion: Any) -> str:
     return ""
 
 
-def ensure_tool_chat_template(tokenizer: Any) -> Any:
+_QWEN_SYSTEM = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant."
+"""The default system prompt of Qwen2.5's template: never a gym-mcp model's (see `ensure_tool_chat_template`)."""
+
+
+def ensure_tool_chat_template(tokenizer: Any, *, system_prompt: str = DEFAULT_SYSTEM_PROMPT) -> Any:
     """Give ``tokenizer`` a chat template that renders tool calls, if its own cannot.
 
     TRL needs one (and a response template to parse the calls). A tokenizer whose template
     cannot render a ``user -> assistant(tool_calls) -> tool`` exchange gets TRL's copy of the
     Qwen2.5 template: ChatML turns with Hermes ``<tool_call>{json}</tool_call>`` calls, the
-    format gym-mcp's parser reads. Returns the tokenizer.
+    format gym-mcp's parser reads, with ``system_prompt`` where Qwen's own default ("You are
+    Qwen, created by Alibaba Cloud") stood. A conversation with a system message renders as
+    under Qwen2.5's template; one without renders ``system_prompt``, the system message
+    `tasks_dataset` gives every training prompt, so a tokenizer saved with the adapter
+    (``trainer.save_model``) shows what training showed, never another model's identity.
+    Returns the tokenizer.
+
+    Args:
+        tokenizer: A transformers tokenizer.
+        system_prompt: The system prompt of a conversation without one (pass the one given to
+            `tasks_dataset`).
 
     Raises:
         ConfigError: trl is missing.
@@ -528,6 +543,11 @@ def ensure_tool_chat_template(tokenizer: Any) -> Any:
     templates = _optional("trl.chat_template_utils")
     if not templates.supports_tool_calling(tokenizer):
         tokenizer.chat_template = templates.qwen2_5_chat_template
+        # TRL picks the parser of a model's tool calls by the template's exact text: let it pick
+        # Qwen2.5's now (GRPOTrainer keeps a parser already set), then change the default prompt
+        templates.add_response_schema(tokenizer)
+        literal = system_prompt.replace("\\", "\\\\").replace("'", "\\'")  # inside Jinja '...' strings
+        tokenizer.chat_template = tokenizer.chat_template.replace(_QWEN_SYSTEM, literal)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     return tokenizer

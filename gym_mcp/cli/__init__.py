@@ -11,6 +11,7 @@
     gym-mcp eval --suite bfcl-multi-turn --category base --policy openai:URL   BFCL v3 multi-turn
     gym-mcp train                                         the default run: SmolLM2 learns banking tasks
     gym-mcp train --config examples/train_cpu.toml        a configured run (SFT, then GRPO)
+    gym-mcp export runs/train runs/adapter                its adapter, tokenizer, template and card, portable
     gym-mcp demo --server banking --episodes 3            a scripted agent plays a few episodes
 
 A bad argument gets one line on stderr saying what is wrong, and exit status 2. A reader that
@@ -26,7 +27,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from gym_mcp.cli import demo, envs, evaluate, openenv, serve, synth, train
+from gym_mcp.cli import demo, envs, evaluate, export, openenv, serve, synth, train
 from gym_mcp.cli.args import Parser
 from gym_mcp.errors import GymMCPError
 
@@ -37,7 +38,7 @@ def build_parser() -> Parser:
     """The ``gym-mcp`` argument parser, every command group registered."""
     parser = Parser(prog="gym-mcp", description="Gymnasium environments over live MCP servers.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
-    for group in (serve, openenv, envs, synth, evaluate, train, demo):
+    for group in (serve, openenv, envs, synth, evaluate, train, export, demo):
         group.register(sub)
     return parser
 

@@ -15,6 +15,7 @@ message with ``tool_calls``, or text. Built in:
   trainer's evaluation and rollouts generate with;
 - `weights`: where model weights come from (a folder, a converted GGUF, a cached Hugging Face id);
 - `prompt`: the compact prompt local models and the trainer render;
+- `compact_template`: that prompt as a Jinja chat template, for exported tokenizers;
 - `guided`: tool calls decoded under the shown tools' JSON schemas (xgrammar), for local models
   and the trainer's evaluation and rollouts.
 """

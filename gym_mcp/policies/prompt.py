@@ -31,6 +31,7 @@ from typing import Any, Protocol
 
 from gym_mcp.errors import ConfigError
 from gym_mcp.markers import CALL_MARKERS, escape_markers
+from gym_mcp.policies.compact_template import is_compact_template
 
 __all__ = [
     "CALL_MARKERS",
@@ -380,7 +381,9 @@ def prompt_format(tokenizer: Any, kind: str = "auto") -> PromptFormat:
     Args:
         tokenizer: The model's tokenizer.
         kind: ``"auto"`` (the chat template when it renders tools, see `renders_tools`; the
-            compact prompt otherwise), ``"chat_template"`` or ``"compact"``.
+            compact prompt otherwise, and for a tokenizer that carries the compact prompt as
+            its template, `compact_chat_template`, as an exported adapter's does),
+            ``"chat_template"`` or ``"compact"``.
 
     Raises:
         ConfigError: An unknown ``kind``, or ``"chat_template"`` for a template that cannot render tools.
@@ -389,6 +392,10 @@ def prompt_format(tokenizer: Any, kind: str = "auto") -> PromptFormat:
         return CompactFormat(tokenizer_markers(tokenizer))
     if kind not in ("auto", "chat_template"):
         raise ConfigError(f"prompt_format must be 'auto', 'chat_template' or 'compact', got {kind!r}")
+    if kind == "auto" and is_compact_template(getattr(tokenizer, "chat_template", None)):
+        # an exported tokenizer (gym-mcp export) whose adapter trained on the compact prompt: render
+        # it as training did, with the end-of-text token closing only the last reply
+        return CompactFormat(tokenizer_markers(tokenizer))
     if renders_tools(tokenizer):
         return ChatTemplateFormat(tokenizer)
     if kind == "chat_template":

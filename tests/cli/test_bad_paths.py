@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,46 @@ def test_envs_add_refuses_a_huge_name_and_a_state_that_is_not_a_database(
     assert main(["synth", "--spec", str(spec), "-n", "2", "-o", str(tmp_path / "t.jsonl"), "--quiet"]) == 1
     assert "is not an SQLite database" in _one_line(capsys)
     assert not (tmp_path / "home" / "envs").exists() or not list((tmp_path / "home" / "envs").iterdir())
+
+
+def _run_folder(root: Path, *, checkpoint: bool = True) -> Path:
+    """A folder laid out as a training run (config.json, checkpoint/ adapter files); nothing in it is loaded."""
+    run = root / "run"
+    (run / "checkpoint").mkdir(parents=True)
+    (run / "config.json").write_text(json.dumps({"model": "smollm2", "lora_r": 4}))
+    if checkpoint:
+        for name in ("adapter_model.safetensors", "adapter_config.json"):
+            (run / "checkpoint" / name).write_text("{}")
+    return run
+
+
+@pytest.mark.parametrize(
+    ("run", "out", "expect"),
+    [
+        ("{tmp}/none", "{tmp}/out", "argument RUN: run folder '{tmp}/none' does not exist"),
+        ("{tmp}/notes.txt", "{tmp}/out", "argument RUN: '{tmp}/notes.txt' is not a folder"),
+        ("{tmp}", "{tmp}/out", "argument RUN: '{tmp}' is not a training run folder"),
+        ("{tmp}/bare/run", "{tmp}/out", "argument RUN: '{tmp}/bare/run' holds no adapter checkpoint"),
+        ("{tmp}/good/run", "{tmp}/notes.txt", "argument DIR: '{tmp}/notes.txt' is a file"),
+        ("{tmp}/good/run", "{tmp}/good", "argument DIR: '{tmp}/good' is a folder with files in it"),
+        (
+            "{tmp}/good/run",
+            "{tmp}/none/out",
+            "argument DIR: the folder '{tmp}/none' of '{tmp}/none/out' does not exist",
+        ),
+    ],
+    ids=["missing", "a-file", "not-a-run", "no-checkpoint", "dir-is-a-file", "dir-not-empty", "dir-parent-missing"],
+)
+def test_export_paths_are_checked_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], run: str, out: str, expect: str
+) -> None:
+    (tmp_path / "notes.txt").write_text("notes\n")
+    _run_folder(tmp_path / "bare", checkpoint=False)
+    _run_folder(tmp_path / "good")
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    with pytest.raises(SystemExit) as ended:
+        main(["export", run.format(tmp=tmp_path), out.format(tmp=tmp_path)])
+    assert ended.value.code == 2
+    line = _one_line(capsys)
+    assert line.startswith("gym-mcp export: error: ") and expect.format(tmp=tmp_path) in line
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before  # nothing written
