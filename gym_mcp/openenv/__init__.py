@@ -10,6 +10,7 @@ reached with `GymMCPEnvClient`, or with OpenEnv's own clients (``GenericEnvClien
   ``call_tool``/``list_tools`` actions, ``tool_name``/``result``/``error`` observations, plus a
   whole assistant turn);
 - `GymMCPEnvironment`, `EnvPool`, `EnvRecipe`: sessions over warm environments;
+- `OpenEnvGymEnv`: a served environment as a local Gymnasium environment (TRL's route);
 - `write_package`: the folder OpenEnv expects of an environment (``gym-mcp openenv init``).
 
 Built on PyPI's ``openenv`` 0.4 (``pip install -e ".[openenv]"``): its later releases need
@@ -32,6 +33,7 @@ from gym_mcp.openenv.client import GymMCPEnvClient
 from gym_mcp.openenv.environment import EnvPool, EnvRecipe, GymMCPEnvironment
 from gym_mcp.openenv.models import GymMCPAction, GymMCPObservation, GymMCPState
 from gym_mcp.openenv.package import write_package
+from gym_mcp.openenv.remote import OpenEnvGymEnv
 
 __all__ = [
     "EnvPool",
@@ -41,6 +43,7 @@ __all__ = [
     "GymMCPEnvironment",
     "GymMCPObservation",
     "GymMCPState",
+    "OpenEnvGymEnv",
     "make_app",
     "serve_openenv",
     "write_package",
