@@ -202,8 +202,8 @@ def load_phase(ns: list[int], steps: int, transport: str, out: Path) -> list[dic
     return rows
 
 
-REFERENCE_SERVERS = ("banking", "retail", "calendar")
-REFERENCE_COMPOSITION = "travel_desk"
+REFERENCE_SERVERS = ("banking", "calendar", "issue_tracker")
+REFERENCE_COMPOSITION = "shop_bank"
 
 
 def reference_phase(n: int, out: Path) -> dict[str, Any]:
