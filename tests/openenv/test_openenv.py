@@ -212,7 +212,7 @@ def test_infrastructure_routes_snapshot_restore_fork_and_capacity(banking: Any) 
                     assert r.reward == 1.0
                 extra = GymMCPEnvClient(base_url=url)  # a fourth session: the server allows 3
                 try:
-                    with pytest.raises((ConnectionError, RuntimeError), match="(?i)capacity|sessions|closed"):
+                    with pytest.raises((ConnectionError, RuntimeError), match=r"(?i)capacity|sessions|closed"):
                         await extra.reset()
                 finally:
                     await extra.close()
@@ -399,3 +399,45 @@ def test_the_env_id_of_every_kind_resolves() -> None:
     assert _env_id("banking") == ("gym_mcp/Banking-v0", {})
     assert _env_id("gym_mcp/BFCL-MultiTurn-v0")[0] == "gym_mcp/BFCL-MultiTurn-v0"
     assert _env_id("shop_bank")[0] == gym_mcp.env_id("shop_bank")
+
+
+def test_a_simulated_user_answers_over_openenv(tmp_path: Path) -> None:
+    """With ``--user scripted``, text without a call goes to the user, whose reply is the observation."""
+    path, _ = _tasks(tmp_path, "banking", 1)
+    with (
+        served("banking", "--tasks", str(path), "--user", "scripted") as url,
+        GenericEnvClient(base_url=url).sync() as env,
+    ):
+        env.reset(task_index=0)
+        r = env.step({"type": "message", "message": "Could you tell me which account you mean?"})
+        assert r.observation["text"], "the user answered nothing"
+        assert [m["role"] for m in r.observation["messages"]] == ["assistant", "user"]
+
+
+@pytest.mark.skipif(not (ROOT / "node_modules/.bin/mcp-server-filesystem").exists(), reason="npm install not run")
+def test_a_third_party_servers_spec_over_openenv() -> None:
+    """``serve-openenv spec.toml``: the npm filesystem server (nobody annotated it for us), a session each."""
+    with served(str(ROOT / "examples/specs/filesystem.toml")) as url, GenericEnvClient(base_url=url).sync() as env:
+        first = env.reset(seed=0)
+        names = {t["name"] for t in first.observation["tools"]}
+        assert "list_directory" in names
+        assert "read_media_file" not in names  # the spec hides it
+        r = env.step(
+            {"type": "call_tool", "tool_name": "write_file", "arguments": {"path": "note.txt", "content": "hi"}}
+        )
+        assert "error" not in r.observation, r.observation
+        r = env.step({"type": "call_tool", "tool_name": "read_text_file", "arguments": {"path": "note.txt"}})
+        assert "hi" in r.observation["result"]
+        env.reset(seed=0)  # a new episode starts from the spec's state again
+        r = env.step({"type": "call_tool", "tool_name": "read_text_file", "arguments": {"path": "note.txt"}})
+        assert "error" in r.observation
+
+
+def test_bfcl_multi_turn_over_openenv() -> None:
+    pytest.importorskip("bfcl_eval", reason="the [bfcl] extra is not installed")
+    with served("gym_mcp/BFCL-MultiTurn-v0") as url, GenericEnvClient(base_url=url).sync() as env:
+        first = env.reset(options={"entry": "multi_turn_base_0"})
+        assert first.observation["text"]
+        assert first.observation["tools"]
+        r = env.step({"type": "message", "message": "I cannot help with that."})
+        assert "metadata" in r.observation
