@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -22,6 +24,17 @@ from tests.servers.faulty import kit as faulty_kit
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSPORTS = ["inprocess", "stdio", "http"]
+
+
+def git_server_command() -> list[str]:
+    """The command of PyPI's mcp-server-git (a third-party server the dev extra installs), less its arguments.
+
+    Skips the test where it is not installed: it requires mcp>=2.3, so the low end of the mcp
+    range (benchmarks/mcp_range.sh) installs the test dependencies without it.
+    """
+    if importlib.util.find_spec("mcp_server_git") is None:
+        pytest.skip("mcp-server-git is not installed (it requires mcp>=2.3; the dev extra installs it)")
+    return [sys.executable, "-m", "mcp_server_git"]
 
 
 def counter_source(transport: str = "inprocess") -> BundledSource:

@@ -15,7 +15,6 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
-from mcp.server.streamable_http_manager import DEFAULT_MAX_SESSIONS
 from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -25,6 +24,7 @@ from gym_mcp.errors import StateError
 from gym_mcp.sessions.host import HostedSession, Refused, SessionHost
 from gym_mcp.sessions.wire import CONTROL_PATH, DIGEST_HEADER, MCP_SESSION_ID, SESSION_HEADER
 from gym_mcp.state.base import Snapshot
+from gym_mcp.transport.sdk import http_session_limits
 
 if TYPE_CHECKING:
     from gym_mcp.servers.kit import ServerKit
@@ -47,8 +47,7 @@ def session_app(host: SessionHost, *, path: str = "/mcp") -> ASGIApp:
         streamable_http_path=path,
         json_response=True,
         stateless_http=False,
-        session_idle_timeout=host.idle_timeout,
-        max_sessions=host.max_sessions if host.max_sessions is not None else DEFAULT_MAX_SESSIONS,
+        **http_session_limits(host.idle_timeout, host.max_sessions),
     )
     return _SessionLifecycle(inner, host, path)
 

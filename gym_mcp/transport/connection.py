@@ -47,6 +47,7 @@ from gym_mcp.transport.launch import MAX_RESULT_BYTES, Launch, stderr_tail
 from gym_mcp.transport.pipe import PipeCalls
 from gym_mcp.transport.processes import child_alive, kill_group
 from gym_mcp.transport.results import ToolResult, clean_text, content_text, too_large
+from gym_mcp.transport.sdk import sse_event_cap
 from gym_mcp.transport.stdio import ProcessTransport
 
 __all__ = ["OPEN_CONNECTIONS", "RESTART_ATTEMPTS", "LiveConnection"]
@@ -176,7 +177,7 @@ class LiveConnection:
                 if isinstance(target, str):  # a URL: our own HTTP client, with the size cap and headers
                     self._http = CappedHTTPTransport(MAX_RESULT_BYTES)
                     http = await stack.enter_async_context(http_client(self._http, self.launch.headers))
-                    target = streamable_http_client(target, http_client=http, max_sse_event_size=MAX_RESULT_BYTES)
+                    target = streamable_http_client(target, http_client=http, **sse_event_cap(MAX_RESULT_BYTES))
                 # No read timeout of the client's own: every request we send runs under one
                 # deadline of ours (``fail_after`` in call_tool and list_tools, ``startup_timeout``
                 # around the handshake), so a second timer per call would only cost time.

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
 from gym_mcp import free_port
 from tests.helpers import http_flags
@@ -106,7 +107,7 @@ def test_serve_stdio_for_any_client(tmp_path: Path) -> None:
     )
 
     async def talk() -> list[str]:
-        async with Client(params) as client:
+        async with Client(stdio_client(params)) as client:
             return [t.name for t in (await client.list_tools()).tools]
 
     assert "create_event" in asyncio.run(talk())

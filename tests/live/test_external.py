@@ -21,7 +21,7 @@ from gym_mcp import AsyncMCPEnv, ComposedSource, DirectoryState, EnvConfig, Serv
 from gym_mcp.errors import ConfigError, ServerStartError
 from gym_mcp.live import spec_source
 from gym_mcp.specs import spec_json_schema, spec_schema_text
-from tests.conftest import ROOT
+from tests.conftest import ROOT, git_server_command
 from tests.helpers import BANK_HTTP, child_pids, http_flags, in_one_pool
 
 FS_BIN = ROOT / "node_modules" / ".bin" / "mcp-server-filesystem"
@@ -91,7 +91,7 @@ def git_spec(tmp_path: Path) -> Path:
         json.dumps(
             {
                 "name": "git",
-                "command": [sys.executable, "-m", "mcp_server_git", "--repository", "{state}"],
+                "command": [*git_server_command(), "--repository", "{state}"],
                 "cwd": "{state}",
                 "env": GIT_ENV,
                 # the index holds file timestamps; the reflogs, the wall-clock time of each commit

@@ -24,6 +24,9 @@ from gym_mcp.transport import Launch, LiveConnection, ToolResult
 from gym_mcp.transport.runner import run_sync
 from tests.conftest import ROOT, faulty_source
 from tests.live.test_direct import BANKING_CALLS, Call, _both_ways
+from tests.live.test_sdk_fence import needs_pipe
+
+pytestmark = needs_pipe  # without the pipe (mcp 2.0) there is nothing to compare the session with
 
 
 def _stdio(source: Callable[[], BundledSource], call_timeout: float = 10.0) -> Callable[[bool], LiveServer]:

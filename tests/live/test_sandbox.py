@@ -21,7 +21,7 @@ from gym_mcp.errors import ConfigError
 from gym_mcp.live.sandbox import _probe, bwrap_available
 from gym_mcp.live.sources import ExternalSource
 from gym_mcp.state import DirectoryState
-from tests.conftest import ROOT
+from tests.conftest import ROOT, git_server_command
 
 needs_bwrap = pytest.mark.skipif(not bwrap_available(), reason=_probe() or "bwrap works")
 
@@ -147,6 +147,7 @@ def test_no_network_unless_the_spec_allows_it(template: Path, listener: int) -> 
 @needs_bwrap
 def test_a_real_third_party_server_runs_in_the_sandbox(tmp_path: Path) -> None:
     """mcp-server-git (PyPI) over a real repository, sandboxed: reads, commits, and resets exact."""
+    git_command = git_server_command()  # skips before GitPython (which comes with it) is imported
     import git
 
     repo_dir = tmp_path / "repo"
@@ -156,7 +157,7 @@ def test_a_real_third_party_server_runs_in_the_sandbox(tmp_path: Path) -> None:
     repo.index.commit("first")
     source = ExternalSource(
         "git",
-        command=[sys.executable, "-m", "mcp_server_git", "--repository", "{state}"],
+        command=[*git_command, "--repository", "{state}"],
         state=DirectoryState(repo_dir, ignore=[".git/logs/*"]),
         sandbox="bwrap",
     )
@@ -325,6 +326,7 @@ def test_real_third_party_servers_run_strict(tmp_path: Path, server: str) -> Non
             "filesystem", command=[str(FS_BIN), "{state}"], state=DirectoryState(folder), sandbox="bwrap-strict"
         )
     else:
+        git_command = git_server_command()
         import git
 
         repo = git.Repo.init(folder)
@@ -332,7 +334,7 @@ def test_real_third_party_servers_run_strict(tmp_path: Path, server: str) -> Non
         repo.index.commit("first")
         source = ExternalSource(
             "git",
-            command=[sys.executable, "-m", "mcp_server_git", "--repository", "{state}"],
+            command=[*git_command, "--repository", "{state}"],
             state=DirectoryState(folder, ignore=[".git/logs/*"]),
             sandbox="bwrap-strict",
         )

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
 from gym_mcp.servers.email import kit
 from tests.helpers import LiveServer
@@ -169,7 +170,7 @@ def test_serves_over_stdio_to_a_real_client(tmp_path: Path) -> None:
     )
 
     async def talk() -> tuple[list[str], str]:
-        async with Client(params) as client:
+        async with Client(stdio_client(params)) as client:
             names = [t.name for t in (await client.list_tools()).tools]
             result = await client.call_tool("get_mailbox", {"mailbox_id": "MBX-1001"})
             return names, "".join(getattr(c, "text", "") for c in result.content)

@@ -14,6 +14,7 @@ import httpx
 import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from gym_mcp import free_port
@@ -73,7 +74,7 @@ def test_stdio_server_lists_tools(tmp_path: Path) -> None:
     )
 
     async def go() -> tuple[list[str], str]:
-        async with Client(params) as client:
+        async with Client(stdio_client(params)) as client:
             names = [t.name for t in (await client.list_tools()).tools]
             result = await client.call_tool("read_file", {"path": "LICENSE"})
             return names, "".join(getattr(c, "text", "") for c in result.content)
@@ -91,7 +92,7 @@ def test_gym_mcp_serve_filesystem_over_stdio(tmp_path: Path) -> None:
     )
 
     async def go() -> str:
-        async with Client(params) as client:
+        async with Client(stdio_client(params)) as client:
             await client.call_tool("write_file", {"path": "notes/hello.md", "content": "hi"})
             result = await client.call_tool("read_file", {"path": "../outside.txt"})
             return "".join(getattr(c, "text", "") for c in result.content)

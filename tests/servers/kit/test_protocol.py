@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult, TextContent
 from sqlalchemy.orm import Session
 
@@ -159,7 +160,7 @@ def test_stdio_server_gives_the_installed_version_and_structured_content(name: s
         args = ["-m", f"gym_mcp.servers.{name}", "--db", db]
         call = ("list_accounts", {"customer_id": "CUS-1001"})
     params = StdioServerParameters(command=sys.executable, args=args, cwd=str(ROOT))
-    version, results = asyncio.run(_call_all(params, {call[0]: call[1]}))
+    version, results = asyncio.run(_call_all(stdio_client(params), {call[0]: call[1]}))
     assert version == INSTALLED
     result = results[call[0]]
     _structured_as_text_says(result)

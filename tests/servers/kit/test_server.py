@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
 from sqlalchemy.orm import Session
 
 from gym_mcp.servers import BUNDLED, get_kit
@@ -108,7 +109,7 @@ def test_database_url_from_environment_variable(tmp_path: Path) -> None:
     )
 
     async def go() -> None:
-        async with Client(params) as client:
+        async with Client(stdio_client(params)) as client:
             await client.call_tool("add_note", {"text": "via env"})
 
     asyncio.run(go())

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
 from gym_mcp.servers.team_chat import kit
 from tests.helpers import LiveServer
@@ -139,7 +140,7 @@ def test_serves_over_stdio_to_a_real_client(tmp_path: Path) -> None:
     )
 
     async def talk() -> tuple[list[str], str, str]:
-        async with Client(params) as client:
+        async with Client(stdio_client(params)) as client:
             names = [t.name for t in (await client.list_tools()).tools]
             ok = await client.call_tool("list_channels", {"user_id": "USR-1001"})
             bad = await client.call_tool("post_message", {"channel_id": "CHN-1", "user_id": "USR-1001", "text": "x"})
