@@ -43,6 +43,12 @@ def register(sub: Any) -> None:
         "--session-timeout", type=positive, default=None, help="idle seconds before a session is ended (default never)"
     )
     so.add_argument("--warm", type=int, default=0, help="environments built before the first session (default 0)")
+    so.add_argument(
+        "--in-flight",
+        type=positive,
+        default=None,
+        help="resets and steps run at once (default 4 in-process, 32 for servers in other processes)",
+    )
     so.set_defaults(run=_serve)
 
     oe = sub.add_parser("openenv", help="OpenEnv packaging ([openenv])")
@@ -155,6 +161,7 @@ def _serve(args: argparse.Namespace) -> int:
         "max_sessions": args.max_sessions,
         "session_timeout": args.session_timeout,
         "warm": args.warm,
+        "max_in_flight": args.in_flight,
     }
     if args.transport == "inprocess":
         return serve_openenv(EnvRecipe(env_id, kwargs, perturb=args.perturb, seed=args.seed), **serve)

@@ -137,6 +137,7 @@ def serve_openenv(
     max_sessions: int = 256,
     session_timeout: float | None = None,
     warm: int = 0,
+    max_in_flight: int | None = None,
 ) -> int:
     """Serve ``recipe``'s environments over OpenEnv until interrupted (SIGINT or SIGTERM).
 
@@ -152,6 +153,7 @@ def serve_openenv(
         max_sessions: Sessions open at once.
         session_timeout: Idle seconds before a session is ended (None: never).
         warm: Environments built before the first session comes.
+        max_in_flight: Resets and steps run at once (see `EnvPool`; None: its default).
 
     Returns:
         The process exit status.
@@ -169,7 +171,7 @@ def serve_openenv(
     from gym_mcp.transport.runner import get_runner
 
     sock = listen_socket(host, port)
-    pool = EnvPool(recipe, max_idle=max(max_sessions, warm))
+    pool = EnvPool(recipe, max_idle=max(max_sessions, warm), max_in_flight=max_in_flight)
     try:
         pool.warm(warm)
         app = make_app(pool, max_sessions=max_sessions, session_timeout=session_timeout, token=token)
