@@ -25,24 +25,26 @@ What learns (SmolLM2-135M):
   first (``--warmup-steps``), on the reference calls played on the live server and rendered with
   the chat template and tool methods TRL uses, so the model has seen the call format, a tool
   result and a closing answer. Short on purpose: it must leave the model right only sometimes.
-  Measured with ``--threads 1`` on two cores that other work loaded (load average 6-7): with 8
+  Measured with ``--threads 1`` on two cores that other work loaded (load average 3-7): with 8
   warm-start steps (loss 0.58 -> 0.10) the first GRPO steps scored 0.93, 0.88, 1.00 and by the
-  third step no group had a spread; with 4 (loss 0.58 -> 0.31) the first four GRPO steps scored
-  0.27, 0.16, 0.64, 0.31, every group had a spread, 25% of completions were clipped, and the
-  rollouts that called a tool went from 38% (steps 1-2) to 75% (steps 3-4).
+  third step no group had a spread. With the defaults (4 steps, loss 0.58 -> 0.31) the 8 GRPO
+  steps scored 0.27, 0.16, 0.64, 0.31, 0.27, 0.64, 0.41, 0.41: mean 0.21 over steps 1-2 and
+  0.41 over steps 7-8, 94% of groups with a spread, 20% of completions clipped, and the share of
+  rollouts that called a tool went from 38% to 62%. Eight steps of 8 rollouts are few: the step
+  rewards are noisy, so read the trend, not one step.
 - The tasks are single-call "complete" requests on two card tools (``--tools``): success is the
   final state, and the template writes every shown tool's JSON schema into the prompt (~120
   tokens each; the eight tools of the old task set made a 1,650-token prompt, these two ~450).
   Tasks that need a question to the user (TRL's loop has no user) are left out.
 - ``max_completion_length`` counts everything after the prompt, the tool result included: a call
-  (~40 tokens), its result (~60-90) and a closing answer; at 64 the call was cut before it ran,
-  at 256 a quarter still ran on after the result (a model this small often echoes it).
+  (~40 tokens), its result (~60-90) and a closing answer; at 64 every completion was cut (the
+  issue's run), at 256 a fifth still ran on after the result (a model this small often echoes it).
 - A group of 4 at temperature 0.8 and lr 2e-4 (the trainer's GRPO rate; beta stays 0).
-- Time and memory: a GRPO step of 8 rollouts took 220-310 s on that loaded machine (the warm
-  start ~4 min); torch's default two threads made generation ~4x slower there than one thread
-  (``--threads 1``), so pass it when the cores are shared. One forward/backward pass over all 8
-  rollouts held over 12 GB and was killed for memory; the step now accumulates one group per
-  pass.
+- Time and memory: 24 min 41 s wall on that machine (``/usr/bin/time``; synthesis, model load
+  and warm start 276 s, GRPO 1,175 s: 130-200 s a step), 10.3 GB peak RSS. torch's default two threads made
+  generation ~4x slower there than one thread (``--threads 1``): pass it when the cores are
+  shared. One forward/backward pass over all 8 rollouts held over 12 GB and was killed for
+  memory; a step now accumulates one group per pass.
 """
 
 from __future__ import annotations
