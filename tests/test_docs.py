@@ -33,6 +33,8 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr[-4000:]
     index = (site / "index.html").read_text()
     assert "gym-mcp" in index
+    # the two one-line commands sit in boxes that wrap them (docs/stylesheets/extra.css)
+    assert index.count('class="wrap-commands"') == 2 and "stylesheets/extra.css" in index
     api = (site / "reference" / "api" / "index.html").read_text()
     assert "gym_mcp.env" in api or "MCPEnv" in api  # the reference was generated, not left empty
 

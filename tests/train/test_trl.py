@@ -240,3 +240,25 @@ def _one_grpo_step(
         assert all("lora_" in n for n in changed)  # the adapter moved, the base weights did not
     finally:
         factory.close()
+
+
+def test_the_trl_grpo_example_runs_its_quick_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """examples/trl_grpo.py end to end (warm start, GRPO through live episodes, the summary) on the tiny model."""
+    pytest.importorskip("trl", reason="TRL interop needs trl")
+    import importlib.util
+
+    from trl.chat_template_utils import qwen2_5_chat_template
+
+    monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
+    folder = build_tiny_model(tmp_path / "tiny", chat_template=qwen2_5_chat_template)
+    path = Path(__file__).resolve().parents[2] / "examples" / "trl_grpo.py"
+    spec = importlib.util.spec_from_file_location("trl_grpo_example", path)
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    out = tmp_path / "out"
+    figures = example.main(["--model", str(folder), "--quick", "--threads", "1", "--output-dir", str(out)])
+    assert figures["steps"] == 1.0
+    assert figures["warmup_loss_first"] > 0.0  # the warm start trained on the assistant's tokens
+    assert 0.0 <= figures["reward_first"] <= 1.0 and 0.0 <= figures["clipped"] <= 1.0
+    assert (out / "adapter_config.json").exists()
