@@ -23,6 +23,7 @@ episode, not an error 500.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import dataclasses
 import functools
 import secrets
@@ -92,6 +93,11 @@ class EnvPool:
         self._lock = threading.Lock()
         self._sessions: dict[str, GymMCPEnvironment] = {}
         self.built = 0
+        # Threads of its own for the blocking work (building an environment, a sync-only stack):
+        # each waits on gym-mcp's loop, and the loop in turn needs the default executor (a
+        # connection's getaddrinfo); sharing that one deadlocked 16 sessions' first resets
+        # over HTTP once its 6 threads were all waiting.
+        self.threads = concurrent.futures.ThreadPoolExecutor(16, thread_name_prefix="gym-mcp-openenv")
         in_process = recipe.kwargs.get("transport", "inprocess") == "inprocess" and "spec" not in recipe.kwargs
         self.max_in_flight = max_in_flight or (4 if in_process else 32)
         self._in_flight: asyncio.Semaphore | None = None
@@ -165,6 +171,7 @@ class EnvPool:
             idle, self._idle = self._idle, []
         for env in idle:
             env.close()
+        self.threads.shutdown(wait=False)
         if self._pinned:
             self._pinned = False
             get_runner().unpin()
@@ -349,7 +356,7 @@ class GymMCPEnvironment(Environment[GymMCPAction, GymMCPObservation, GymMCPState
         if self._closed:
             raise GymMCPError("this session is closed")
         if self._env is None:  # built off the loop: making an environment blocks until its server is up
-            self._env = await asyncio.get_running_loop().run_in_executor(None, self.pool.take)
+            self._env = await asyncio.get_running_loop().run_in_executor(self.pool.threads, self.pool.take)
             self._face = _async_face(self._env)
         return self._env
 
@@ -359,7 +366,7 @@ class GymMCPEnvironment(Environment[GymMCPAction, GymMCPObservation, GymMCPState
             result: tuple[str, dict[str, Any]] = await self._face.reset_async(seed=seed, options=options or None)
             return result
         return await asyncio.get_running_loop().run_in_executor(
-            None, lambda: env.reset(seed=seed, options=options or None)
+            self.pool.threads, lambda: env.reset(seed=seed, options=options or None)
         )
 
     async def _env_step(self, action: Any) -> tuple[str, Any, bool, bool, dict[str, Any]]:
@@ -367,7 +374,7 @@ class GymMCPEnvironment(Environment[GymMCPAction, GymMCPObservation, GymMCPState
         if self._face is not None:
             result: tuple[str, Any, bool, bool, dict[str, Any]] = await self._face.step_async(action)
             return result
-        return await asyncio.get_running_loop().run_in_executor(None, env.step, action)
+        return await asyncio.get_running_loop().run_in_executor(self.pool.threads, env.step, action)
 
     async def _reset(self, seed: int | None, episode_id: str | None, options: dict[str, Any]) -> GymMCPObservation:
         text, info = await self._env_reset(seed, options)

@@ -247,11 +247,12 @@ def test_out_of_process_sessions_share_one_sessions_server(tmp_path: Path) -> No
     with served("banking", "--tasks", str(path), "--transport", "stdio") as url:
 
         async def run() -> list[float]:
-            clients = [GymMCPEnvClient(base_url=url) for _ in range(3)]
+            # eight first resets at once: more than the loop's default executor has threads (6 on
+            # two cores), which building environments once shared with the loop's own needs
+            clients = [GymMCPEnvClient(base_url=url) for _ in range(8)]
+            await asyncio.gather(*(env.connect() for env in clients))
+            await asyncio.gather(*(env.reset(task_index=i % 2) for i, env in enumerate(clients)))
             rewards = []
-            for i, env in enumerate(clients):
-                await env.connect()
-                await env.reset(task_index=i % 2)
             for i, env in enumerate(clients):
                 for call in tasks[i % 2]["reference_calls"]:
                     await env.step(GymMCPEnvClient.call(call["name"], **call["arguments"]))
@@ -261,8 +262,8 @@ def test_out_of_process_sessions_share_one_sessions_server(tmp_path: Path) -> No
                 await env.close()
             return rewards
 
-        assert asyncio.run(run()) == [1.0, 1.0, 1.0]
-        # three sessions, one server process beside serve-openenv (not a process per session)
+        assert asyncio.run(asyncio.wait_for(run(), 300)) == [1.0] * 8
+        # eight sessions, one server process beside serve-openenv (not a process per session)
         server_pids = [
             p
             for p in os.listdir("/proc")
