@@ -90,8 +90,10 @@ class SyncEnv(gym.Env[str, Any], Generic[CoreT]):
         return result
 
     # -- the async face: the same calls as coroutines, for code that runs on gym-mcp's loop ------
+    # (not ``step_async``: in Gymnasium and in `gym_mcp.ray.RemoteEnv` that name sends a step
+    # without waiting and returns a handle)
 
-    async def reset_async(
+    async def areset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[str, dict[str, Any]]:
         """`reset` as a coroutine, awaited on gym-mcp's own event loop.
@@ -104,16 +106,16 @@ class SyncEnv(gym.Env[str, Any], Generic[CoreT]):
         result: tuple[str, dict[str, Any]] = await self.core.reset(options=options, rng=self.np_random)
         return result
 
-    async def step_async(self, action: Any) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
-        """`step` as a coroutine, awaited on gym-mcp's own event loop (see `reset_async`)."""
+    async def astep(self, action: Any) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
+        """`step` as a coroutine, awaited on gym-mcp's own event loop (see `areset`)."""
         result: tuple[str, SupportsFloat, bool, bool, dict[str, Any]] = await self.core.step(action)  # type: ignore[attr-defined]
         return result
 
-    async def snapshot_async(self) -> EpisodeSnapshot:
+    async def asnapshot(self) -> EpisodeSnapshot:
         """`snapshot` as a coroutine on gym-mcp's own loop."""
         return await self.core.snapshot()
 
-    async def restore_async(self, snap: EpisodeSnapshot) -> None:
+    async def arestore(self, snap: EpisodeSnapshot) -> None:
         """`restore` as a coroutine on gym-mcp's own loop."""
         await self.core.restore(snap)
         self._np_random = self.core.np_random

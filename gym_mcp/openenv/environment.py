@@ -229,7 +229,7 @@ class GymMCPEnvironment(Environment[GymMCPAction, GymMCPObservation, GymMCPState
         self.pool = pool
         self.key = secrets.token_urlsafe(24)
         self._env: gym.Env[Any, Any] | None = None
-        self._face: Any = None  # the layer whose reset_async/step_async run the whole stack, or None
+        self._face: Any = None  # the layer whose areset/astep run the whole stack, or None
         self._closed = False
         self._lock: asyncio.Lock | None = None  # one reset or step of this session at a time
         self._state = GymMCPState(env_id=pool.recipe.env_id, session=self.key)
@@ -320,7 +320,7 @@ class GymMCPEnvironment(Environment[GymMCPAction, GymMCPObservation, GymMCPState
         env = await self._require_env()
         if not self._started:
             await self._reset(None, None, {})
-        snap = await env.unwrapped.snapshot_async()  # type: ignore[attr-defined]
+        snap = await env.unwrapped.asnapshot()  # type: ignore[attr-defined]
         return self.pool.snapshots.put((snap, self._state.model_copy(deep=True), self._seen, self._tools))
 
     async def load(self, snapshot_id: str) -> GymMCPState:
@@ -336,7 +336,7 @@ class GymMCPEnvironment(Environment[GymMCPAction, GymMCPObservation, GymMCPState
 
         async def load() -> GymMCPState:
             env = await self._require_env()
-            await env.unwrapped.restore_async(snap)  # type: ignore[attr-defined]
+            await env.unwrapped.arestore(snap)  # type: ignore[attr-defined]
             self._state = state.model_copy(update={"session": self.key}, deep=True)
             self._seen, self._tools, self._started = seen, tools, True
             return self._state
@@ -363,7 +363,7 @@ class GymMCPEnvironment(Environment[GymMCPAction, GymMCPObservation, GymMCPState
     async def _env_reset(self, seed: int | None, options: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         env = await self._require_env()
         if self._face is not None:
-            result: tuple[str, dict[str, Any]] = await self._face.reset_async(seed=seed, options=options or None)
+            result: tuple[str, dict[str, Any]] = await self._face.areset(seed=seed, options=options or None)
             return result
         return await asyncio.get_running_loop().run_in_executor(
             self.pool.threads, lambda: env.reset(seed=seed, options=options or None)
@@ -372,7 +372,7 @@ class GymMCPEnvironment(Environment[GymMCPAction, GymMCPObservation, GymMCPState
     async def _env_step(self, action: Any) -> tuple[str, Any, bool, bool, dict[str, Any]]:
         env = await self._require_env()
         if self._face is not None:
-            result: tuple[str, Any, bool, bool, dict[str, Any]] = await self._face.step_async(action)
+            result: tuple[str, Any, bool, bool, dict[str, Any]] = await self._face.astep(action)
             return result
         return await asyncio.get_running_loop().run_in_executor(self.pool.threads, env.step, action)
 
@@ -473,13 +473,13 @@ def _async_face(env: gym.Env[Any, Any]) -> Any:
 
     Gymnasium's own bookkeeping wrappers that ``gym.make`` adds (order enforcing, the passive
     checker) change nothing an episode does, so they are looked through; any other wrapper
-    without ``reset_async``/``step_async`` makes the session run the sync stack in a thread.
+    without ``areset``/``astep`` makes the session run the sync stack in a thread.
     """
     from gymnasium.wrappers import OrderEnforcing, PassiveEnvChecker
 
     layer: Any = env
     while True:
-        if callable(getattr(type(layer), "reset_async", None)) and callable(getattr(type(layer), "step_async", None)):
+        if callable(getattr(type(layer), "areset", None)) and callable(getattr(type(layer), "astep", None)):
             return layer
         if isinstance(layer, OrderEnforcing | PassiveEnvChecker):
             layer = layer.env

@@ -273,17 +273,17 @@ class Perturb(gym.Wrapper[Any, Any, Any, Any]):
         obs, info = self.env.reset(seed=seed, options=options)
         return obs, self._with_injections(info)
 
-    async def reset_async(
+    async def areset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
-        """`reset` as a coroutine on gym-mcp's own loop (see `gym_mcp.env.SyncEnv.reset_async`)."""
+        """`reset` as a coroutine on gym-mcp's own loop (see `gym_mcp.env.SyncEnv.areset`)."""
         self._draw(seed)
-        obs, info = await self.target.reset_async(seed=seed, options=options)
+        obs, info = await self.target.areset(seed=seed, options=options)
         return obs, self._with_injections(info)
 
-    async def step_async(self, action: Any) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
+    async def astep(self, action: Any) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
         """`step` as a coroutine on gym-mcp's own loop."""
-        obs, reward, terminated, truncated, info = await self.target.step_async(action)
+        obs, reward, terminated, truncated, info = await self.target.astep(action)
         return obs, reward, terminated, truncated, self._with_injections(info)
 
     def _draw(self, seed: int | None) -> None:
