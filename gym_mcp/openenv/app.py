@@ -171,7 +171,7 @@ def serve_openenv(
     from gym_mcp.transport.runner import get_runner
 
     sock = listen_socket(host, port)
-    pool = EnvPool(recipe, max_idle=max(max_sessions, warm), max_in_flight=max_in_flight)
+    pool = EnvPool(recipe, max_idle=max(max_sessions, warm), max_in_flight=max_in_flight, freeze_gc=True)
     try:
         pool.warm(warm)
         app = make_app(pool, max_sessions=max_sessions, session_timeout=session_timeout, token=token)

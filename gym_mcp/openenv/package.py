@@ -156,7 +156,7 @@ ENV_ID = "{env_id}"
 ENV_KWARGS = json.loads({kwargs!r})
 MAX_SESSIONS = {max_sessions}
 
-pool = EnvPool(EnvRecipe(ENV_ID, ENV_KWARGS), max_idle=MAX_SESSIONS)
+pool = EnvPool(EnvRecipe(ENV_ID, ENV_KWARGS), max_idle=MAX_SESSIONS, freeze_gc=True)  # a process of its own
 app = make_app(pool, max_sessions=MAX_SESSIONS, token=os.environ.get("GYM_MCP_TOKEN") or None)
 
 

@@ -182,9 +182,15 @@ class SQLiteState(StateBackend):
             self._schema_cache = None
 
     def fingerprint(self) -> str:
-        """Hash of all rows of all tables, volatile columns left out, row order ignored."""
-        with self._lock:
-            return self._fingerprint(self._conn)
+        """Hash of all rows of all tables, volatile columns left out, row order ignored.
+
+        Looked up by the content digest of a snapshot first (`fingerprint_of`'s cache): a state
+        fingerprinted before (an episode that read and did not write, the same task solved the
+        same way) costs serializing the database and hashing its bytes (0.16 ms for Banking's
+        240 KB) instead of reading and sorting every row (2.2 ms). Equal digests are equal
+        bytes, so the answer is the one the rows give.
+        """
+        return self.fingerprint_of(self.snapshot())
 
     def fingerprint_of(self, snapshot: Snapshot) -> str:
         """Fingerprint of a snapshot without touching the live database (cached by digest)."""

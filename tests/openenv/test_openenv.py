@@ -448,3 +448,37 @@ def test_bfcl_multi_turn_over_openenv() -> None:
         assert first.observation["tools"]
         r = env.step({"type": "message", "message": "I cannot help with that."})
         assert "metadata" in r.observation
+
+
+def test_a_served_pool_freezes_what_its_environments_keep_and_unfreezes_on_close() -> None:
+    import gc
+
+    from gym_mcp.openenv import EnvPool, EnvRecipe
+
+    assert gc.get_freeze_count() == 0
+    pool = EnvPool(EnvRecipe("gym_mcp/Banking-v0"), freeze_gc=True)
+    try:
+        session = pool.session()
+        obs = session.reset()
+        frozen = gc.get_freeze_count()
+        assert frozen > 10_000  # the environment's server, database and models (about 1 MB of objects)
+        assert (
+            obs.tools
+            and not session.step(
+                GymMCPAction(type="call_tool", tool_name="get_balance", arguments={"account_id": "ACC-1001"})
+            ).error
+        )
+        session.close()
+        again = pool.session()
+        again.reset()  # the same warm environment: nothing new to freeze
+        assert pool.built == 1 and gc.get_freeze_count() <= frozen  # (frozen objects are still freed)
+        again.close()
+    finally:
+        pool.close()
+    assert gc.get_freeze_count() == 0
+    plain = EnvPool(EnvRecipe("gym_mcp/Banking-v0"))  # not a served process: the collector is left alone
+    try:
+        plain.session().reset()
+        assert gc.get_freeze_count() == 0
+    finally:
+        plain.close()

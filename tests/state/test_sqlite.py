@@ -62,6 +62,23 @@ def test_fingerprint_of_snapshot_matches_live(state: SQLiteState) -> None:
     assert state.fingerprint_of(snap) == state.fingerprint()
 
 
+def test_fingerprint_is_the_rows_hash_and_a_state_seen_before_comes_from_the_digest(state: SQLiteState) -> None:
+    start, first = state.snapshot(), state.fingerprint()
+    for statement in (
+        "UPDATE accounts SET balance = 0 WHERE id = 'A1'",
+        "DELETE FROM accounts WHERE id = 'A2'",
+        "INSERT INTO accounts VALUES ('A9', 'new', 5, 'x')",
+        "UPDATE accounts SET updated_at = 'volatile only' WHERE id = 'A3'",
+    ):
+        state.connection.execute(statement)
+        fp = state.fingerprint()
+        assert fp == state._fingerprint(state.connection)  # what reading and sorting every row gives
+        assert state._fingerprints[state.snapshot().digest] == fp  # kept by content: the next time is a lookup
+        assert fp != first
+    state.restore(start)
+    assert state.fingerprint() == first
+
+
 def test_diff_rows_added_removed_changed(state: SQLiteState) -> None:
     before = state.snapshot()
     state.connection.execute("INSERT INTO accounts VALUES ('A9', 'new', 5, 'x')")
