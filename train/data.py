@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -272,15 +272,25 @@ def pad_batch(examples: Sequence[Example], pad_id: int, device: Any = None) -> t
 
 
 def run_tasks(config: TrainConfig) -> list[Any]:
-    """The run's tasks: ``config.tasks`` read, or ``n_tasks`` synthesized on ``config.server`` with ``config.seed``."""
-    from gym_mcp.synth import SynthConfig, synthesize
+    """The run's tasks: ``config.tasks`` read, or synthesized on each of the run's servers with ``config.seed``.
+
+    A training server gets its share of ``n_tasks``; an ``eval_servers`` server gets just its
+    held-out places (see `held_out_quotas`). Each server's tasks are what `synthesize` makes for
+    it alone, whatever else runs beside it (see `synthesize_many`), listed server by server.
+    """
+    from gym_mcp.synth import SynthConfig, synthesize_many
     from gym_mcp.tasks import load_tasks
 
     if config.tasks:
         return load_tasks(config.tasks)
     from gym_mcp.progress import progress_bar
 
-    print(f"synthesizing {config.n_tasks} {config.server} tasks (verified by replay)", file=sys.stderr)
+    counts = largest_remainder(config.n_tasks, config.train_servers)
+    if config.eval_servers and config.eval_tasks:
+        places = held_out_quotas(config.eval_tasks, config.all_servers)
+        counts.update({s: places[s] for s in config.eval_servers if places[s]})
+    names = ", ".join(f"{s} {n}" for s, n in counts.items())
+    print(f"synthesizing {sum(counts.values())} tasks ({names}), each verified by replay", file=sys.stderr)
     settings = SynthConfig(
         n=config.n_tasks, seed=config.seed, max_chain=config.max_chain, heldout_tools=config.held_out_tools
     )
@@ -289,29 +299,68 @@ def run_tasks(config: TrainConfig) -> list[Any]:
         each = config.dialogue_share / 3
         variants = {**plain, "staged": each, "change_of_mind": each, "confirmation": each}
         settings = replace(settings, variants=variants, max_attempts=60)
-    return synthesize(config.server, settings, progress=progress_bar("synthesizing", "tasks")).tasks
+    jobs = {server: replace(settings, n=n) for server, n in counts.items() if n}
+    results = synthesize_many(jobs, progress=progress_bar("synthesizing", "tasks"))
+    return [task for server in jobs for task in results[server].tasks]
+
+
+def largest_remainder(n: int, shares: Mapping[str, float]) -> dict[str, int]:
+    """``n`` split by ``shares`` (in proportion; whole numbers that sum to ``n``, ties to the first named)."""
+    total = sum(shares.values())
+    exact = {k: n * v / total for k, v in shares.items()}
+    out = {k: int(v) for k, v in exact.items()}
+    order = sorted(shares, key=lambda k: (-(exact[k] - out[k]), list(shares).index(k)))
+    for k in order[: n - sum(out.values())]:
+        out[k] += 1
+    return out
+
+
+def held_out_quotas(n: int, servers: Sequence[str]) -> dict[str, int]:
+    """The ``n`` held-out places shared equally by the servers evaluated (largest remainder)."""
+    return largest_remainder(n, dict.fromkeys(servers, 1.0))
 
 
 def _stratum(task: Any) -> tuple[str, int]:
     return (str(task.variant or "complete"), len(task.reference_calls))
 
 
-def held_out_split(tasks: Sequence[Any], n: int) -> tuple[list[Any], list[Any]]:
-    """The train tasks and ``n`` held-out tasks, the held-out ones stratified by variant and chain length.
+def held_out_split(tasks: Sequence[Any], n: int, eval_servers: Collection[str] = ()) -> tuple[list[Any], list[Any]]:
+    """The train tasks and ``n`` held-out tasks, stratified by server, variant and chain length.
 
-    Held-out tasks come from the ``test`` split (templates and entities the train split does not
-    use). Each (variant, chain length) stratum gets a share of the ``n`` places in proportion to
-    its size, at least one while places last (so a rare variant, e.g. irrelevant requests, is
-    evaluated), the rest by largest remainder; within a stratum, tasks keep their file order.
-    A task set without a test split trains on everything and holds nothing out.
+    The servers evaluated (every server of ``tasks``) share the ``n`` places equally (a server
+    with fewer candidates leaves its places to the others, in server order). A training
+    server's held-out tasks come from its ``test`` split (templates and entities the train split
+    does not use); any task of an ``eval_servers`` server may be held out, and none is trained on.
+    Within a server, each (variant, chain length) stratum gets a share of its places in
+    proportion to its size, at least one while places last (so a rare variant, e.g. irrelevant
+    requests, is evaluated), the rest by largest remainder; within a stratum, tasks keep their
+    file order. A task set without a test split trains on everything and holds nothing out.
 
     Returns:
-        ``(train, held_out)``.
+        ``(train, held_out)``, each in the order of ``tasks``.
     """
-    train = [t for t in tasks if t.split == "train"] or list(tasks)
-    test = [t for t in tasks if t.split == "test"]
+    trained = [t for t in tasks if t.server not in eval_servers]
+    train = [t for t in trained if t.split == "train"] or list(trained)
+    candidates: dict[str, list[Any]] = {}
+    for task in tasks:
+        if task.server in eval_servers or task.split == "test":
+            candidates.setdefault(task.server, []).append(task)
+    places = held_out_quotas(n, list(candidates)) if candidates else {}
+    spare = sum(max(0, places[s] - len(group)) for s, group in candidates.items())
+    places = {s: min(places[s], len(group)) for s, group in candidates.items()}
+    while spare > 0 and any(places[s] < len(g) for s, g in candidates.items()):  # places a server cannot fill
+        for server, group in candidates.items():
+            if spare > 0 and places[server] < len(group):
+                places[server] += 1
+                spare -= 1
+    chosen = {id(t) for server, group in candidates.items() for t in _stratified(group, places[server])}
+    return train, [t for t in tasks if id(t) in chosen]
+
+
+def _stratified(test: Sequence[Any], n: int) -> list[Any]:
+    """``n`` of ``test``, stratified by variant and chain length (see `held_out_split`)."""
     if n >= len(test):
-        return train, test
+        return list(test)
     strata: dict[tuple[str, int], list[Any]] = {}
     for task in test:
         strata.setdefault(_stratum(task), []).append(task)
@@ -328,8 +377,7 @@ def held_out_split(tasks: Sequence[Any], n: int) -> tuple[list[Any], list[Any]]:
             )
             quota[key] += 1
             left -= 1
-    chosen = {id(t) for k in keys for t in strata[k][: quota[k]]}
-    return train, [t for t in test if id(t) in chosen]
+    return [t for k in keys for t in strata[k][: quota[k]]]
 
 
 def sft_batch_indices(n: int, step: int, batch: int, seed: int) -> list[int]:

@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from gym_mcp.progress import Progress
 
@@ -54,7 +54,7 @@ class ModelEval:
 def evaluate_model(
     model: Any,
     tokenizer: Any,
-    make_env: Callable[[], Any],
+    make_env: Callable[[], Any] | Mapping[str, Callable[[], Any]],
     tasks: Sequence[Any],
     *,
     batch_size: int = 8,
@@ -71,7 +71,9 @@ def evaluate_model(
     Args:
         model: A causal LM (a PEFT model plays with its adapter).
         tokenizer: Its tokenizer.
-        make_env: Makes one environment (called ``batch_size`` times; all are closed at the end).
+        make_env: Makes one environment (called ``batch_size`` times; all are closed at the end),
+            or ``{server: factory}`` for tasks of several servers (each task played in an
+            environment of its own server; a batch never mixes servers).
         tasks: The tasks.
         batch_size: Episodes played in lockstep.
         max_new_tokens: Longest reply per turn.
@@ -88,62 +90,41 @@ def evaluate_model(
     Returns:
         The metrics and one row per episode.
     """
-    from gym_mcp.train.data import compact_tools
-    from gym_mcp.train.rollouts import play
-
     start = time.perf_counter()
-    envs = [make_env() for _ in range(min(batch_size, max(1, len(tasks))))]
-    rows: list[dict[str, Any]] = []
+    by_server: dict[str | None, list[Any]] = {}
+    for task in tasks:  # one batch of environments per server, each made by its own factory
+        by_server.setdefault(task.server if isinstance(make_env, Mapping) else None, []).append(task)
     was_training = bool(getattr(model, "training", False))
     model.eval()
     bar = Progress(len(tasks), progress, "tasks") if progress else None
+    played: dict[int, dict[str, Any]] = {}
+    settings = {
+        "max_new_tokens": max_new_tokens,
+        "answer_tokens": answer_tokens,
+        "fmt": fmt,
+        "reuse_cache": reuse_cache,
+        "grammar": grammar,
+    }
     try:
-        for first in range(0, len(tasks), len(envs)):
-            chunk = tasks[first : first + len(envs)]
-            infos, tools = [], []
-            for env, task in zip(envs, chunk, strict=False):
-                _, info = env.reset(options={"task": task})
-                infos.append(info)
-                tools.append(compact_tools(info["tools"], task, distractors, info.get("perturbations", ())))
-            for task, r in zip(
-                chunk,
-                play(
-                    model,
-                    tokenizer,
-                    envs[: len(chunk)],
-                    infos,
-                    tools,
-                    max_new_tokens=max_new_tokens,
-                    answer_tokens=answer_tokens,
-                    fmt=fmt,
-                    reuse_cache=reuse_cache,
-                    grammar=grammar,
-                ),
-                strict=True,
-            ):
-                rows.append(
-                    {
-                        "task": task.id,
-                        "variant": task.variant,
-                        "success": float(r.terms.get("success", r.reward)),
-                        "reward": r.reward,
-                        "calls": int(r.terms.get("n_calls", 0)),
-                        "invalid_calls": r.invalid_calls,
-                        "reference_calls": len(task.reference_calls),
-                        "asked": r.terms.get("asked_when_needed"),
-                        "unconfirmed": r.terms.get("unconfirmed_actions"),
-                        "messages": r.messages,
-                    }
-                )
-            if bar is not None:
-                bar.update(len(rows), solved=f"{sum(row['success'] for row in rows):.0f}")
+        for server, group in by_server.items():
+            factory = make_env if server is None or not isinstance(make_env, Mapping) else make_env[server]
+            envs = [cast(Callable[[], Any], factory)() for _ in range(min(batch_size, len(group)))]
+            try:
+                for first in range(0, len(group), len(envs)):
+                    chunk = group[first : first + len(envs)]
+                    results = _play_chunk(model, tokenizer, envs, chunk, distractors, settings)
+                    played.update({id(task): row for task, row in zip(chunk, results, strict=True)})
+                    if bar is not None:
+                        bar.update(len(played), solved=f"{sum(r['success'] for r in played.values()):.0f}")
+            finally:
+                for env in envs:
+                    env.close()
     finally:
-        for env in envs:
-            env.close()
         if was_training:
             model.train()
         if bar is not None:
             bar.close()
+    rows: list[dict[str, Any]] = [played[id(task)] for task in tasks]
     solved = [row for row in rows if row["success"] >= 1.0]
     n = max(1, len(rows))
     return ModelEval(
@@ -155,6 +136,38 @@ def evaluate_model(
         episodes=rows,
         seconds=time.perf_counter() - start,
     )
+
+
+def _play_chunk(
+    model: Any, tokenizer: Any, envs: list[Any], chunk: Sequence[Any], distractors: int | None, settings: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """Play ``chunk`` (at most one task per environment) in lockstep; one result row per task."""
+    from gym_mcp.train.data import compact_tools
+    from gym_mcp.train.rollouts import play
+
+    infos, tools = [], []
+    for env, task in zip(envs, chunk, strict=False):
+        _, info = env.reset(options={"task": task})
+        infos.append(info)
+        tools.append(compact_tools(info["tools"], task, distractors, info.get("perturbations", ())))
+    rows = []
+    for task, r in zip(chunk, play(model, tokenizer, envs[: len(chunk)], infos, tools, **settings), strict=True):
+        rows.append(
+            {
+                "task": task.id,
+                "server": task.server,
+                "variant": task.variant,
+                "success": float(r.terms.get("success", r.reward)),
+                "reward": r.reward,
+                "calls": int(r.terms.get("n_calls", 0)),
+                "invalid_calls": r.invalid_calls,
+                "reference_calls": len(task.reference_calls),
+                "asked": r.terms.get("asked_when_needed"),
+                "unconfirmed": r.terms.get("unconfirmed_actions"),
+                "messages": r.messages,
+            }
+        )
+    return rows
 
 
 def evaluate_held_out(
@@ -229,7 +242,7 @@ def eval_cache_path(config: TrainConfig, fmt: Any, tasks: Sequence[Any]) -> Path
         "prompt": [fmt.name, fmt.prompt([{"role": "user", "content": "probe"}], [probe_tool])],
         "tasks": [t.model_dump(mode="json") for t in tasks],
         "settings": [
-            config.server,
+            sorted({t.server for t in tasks}),
             config.max_completion_length,
             config.max_answer_tokens,
             config.max_episode_steps,

@@ -45,20 +45,27 @@ def unseen_tool_tasks(train: Sequence[Any], held_out: Sequence[Any]) -> set[str]
 
 
 def breakdown_table(
-    before: dict[str, Any] | None, after: dict[str, Any] | None, unseen_tools: Collection[str] = ()
+    before: dict[str, Any] | None,
+    after: dict[str, Any] | None,
+    unseen_tools: Collection[str] = (),
+    unseen_servers: Collection[str] = (),
 ) -> str:
-    """Held-out success before and after, by chain length and by variant, as Markdown.
+    """Held-out success before and after, by server (when there are several), chain length and variant, as Markdown.
 
     Args:
         before: The base model's evaluation summary.
         after: The trained model's.
         unseen_tools: Ids of held-out tasks that call a tool no train task calls (see
             `unseen_tool_tasks`); when there are any, rows for seen and unseen tools are added.
+        unseen_servers: Servers held out of training (``eval_servers``): their rows say so.
     """
     if not before or not after:
         return ""
     lines = ["| group | tasks | base solved | trained solved |", "|---|---|---|---|"]
-    keys: list[tuple[str, Any]] = [
+    keys: list[tuple[str, Any]] = []
+    if len({e.get("server") for e in after["episodes"]}) > 1:
+        keys.append(("server", lambda e: e["server"] + (" (never trained)" if e["server"] in unseen_servers else "")))
+    keys += [
         ("calls", lambda e: f"{e['reference_calls']}-call"),
         ("variant", lambda e: e.get("variant") or "complete"),
     ]
@@ -98,8 +105,24 @@ def summary_table(before: dict[str, Any] | None, after: dict[str, Any] | None) -
     for name, row in (("base", before), ("trained", after)):
         success, reward, invalid = 100 * row["success"], row["reward"], row["invalid_calls"]
         lines.append(f"| {name} | {success:.1f}% | {reward:.3f} | {calls(row)} | {invalid:.2f} | {ask(row)} |")
-    lines.append(f"success change: {100 * (after['success'] - before['success']):+.1f} points")
+    lines.append(f"success change: {paired_change(before, after)}")
     return "\n".join(lines)
+
+
+def paired_change(before: dict[str, Any], after: dict[str, Any]) -> str:
+    """The trained model's success minus the base model's, task by task, with its 95% interval.
+
+    See `gym_mcp.evaluation.paired_difference`: ``+40.6 points (95% CI +28.1 to +53.1; 14 vs 1
+    discordant, McNemar p=0.001)``; the plain difference when the two evaluations are not over
+    the same tasks.
+    """
+    from gym_mcp.evaluation import paired_difference
+
+    a = {e["task"]: [e["success"]] for e in before["episodes"]}
+    b = {e["task"]: [e["success"]] for e in after["episodes"]}
+    if set(a) != set(b) or not a or len(a) != len(before["episodes"]):
+        return f"{100 * (after['success'] - before['success']):+.1f} points"
+    return paired_difference(a, b).text()
 
 
 def step_status(row: dict[str, Any]) -> dict[str, str]:

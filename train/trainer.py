@@ -108,8 +108,10 @@ class GymTrainer:
         lr_scheduler: The SFT schedule (``transformers.get_scheduler``, see `gym_mcp.train.schedule`).
         rng: Draws GRPO's tasks, fork points and sampling seeds (checkpointed).
         step: Steps done (SFT and GRPO count alike).
-        env: The environment of SFT conversations and, unless ``grpo_user`` differs, of rollouts.
-        rollout_env: The environment GRPO groups play in (on Ray workers with ``rollout_workers``).
+        envs: ``{server: environment}`` of SFT conversations and, unless ``grpo_user`` differs, of
+            rollouts (see `env_for`).
+        rollout_envs: ``{server: environment}`` GRPO groups play in (on Ray workers with
+            ``rollout_workers``; see `rollout_env_for`).
         tasks: The train split; ``held_out``: the tasks evaluated before and after.
         examples: The encoded SFT conversations.
         timings: Seconds per phase.
@@ -121,6 +123,8 @@ class GymTrainer:
         self.out = Path(config.output_dir)
         self.timings: dict[str, float] = {}
         self.workers: Any = None
+        self.envs: dict[str, Any] = {}
+        self.rollout_envs: dict[str, Any] = {}
         self.examples: list[Example] = []
         self._bar: Progress | None = None
         self._clock = time.perf_counter()
@@ -138,8 +142,11 @@ class GymTrainer:
         lora = LoraConfig(r=c.lora_r, lora_alpha=c.lora_alpha, target_modules=list(c.lora_targets))
         return load_lora_model(c.model, lora, last_layers=c.lora_layers)
 
-    def make_env(self, user: str | None = None, perturb: str | None = None) -> Any:
-        """An environment of the run's server (``user``/``perturb`` default to the config's)."""
+    def make_env(self, user: str | None = None, perturb: str | None = None, server: str | None = None) -> Any:
+        """A new environment of ``server`` (default: the run's first training server).
+
+        ``user`` and ``perturb`` default to the config's.
+        """
         import gymnasium as gym
 
         from gym_mcp import env_id
@@ -148,8 +155,43 @@ class GymTrainer:
         c = self.config
         user = c.user if user is None else user
         perturb = c.perturb if perturb is None else perturb
-        made = gym.make(env_id(c.server), max_steps=c.max_episode_steps, reward=self.reward, user=user or None)
+        server = server or next(iter(c.train_servers))
+        made = gym.make(env_id(server), max_steps=c.max_episode_steps, reward=self.reward, user=user or None)
         return Perturb(made, perturb, seed=c.seed) if perturb else made
+
+    def env_for(self, server: str) -> Any:
+        """The environment that plays ``server``'s SFT conversations (made once, then kept)."""
+        env = self.envs.get(server)
+        if env is None:
+            env = self.envs[server] = self.make_env(server=server)
+        return env
+
+    def rollout_env_for(self, server: str) -> Any:
+        """The environment GRPO groups of ``server``'s tasks play in (made once, then kept).
+
+        On a Ray worker with ``rollout_workers``; with its own user when ``grpo_user`` differs
+        from ``user``; otherwise `env_for`'s.
+        """
+        env = self.rollout_envs.get(server)
+        if env is None:
+            c = self.config
+            if self.workers is not None:
+                from gym_mcp import env_id
+
+                env = self.workers.make(
+                    env_id(server),
+                    max_steps=c.max_episode_steps,
+                    reward=self.reward,
+                    user=(c.grpo_user or c.user) or None,
+                    perturb=c.perturb or None,
+                    perturb_seed=c.seed,
+                )
+            elif c.grpo_user and c.grpo_user != c.user:
+                env = self.make_env(c.grpo_user, server=server)
+            else:
+                env = self.env_for(server)
+            self.rollout_envs[server] = env
+        return env
 
     def load_tasks(self) -> list[Any]:
         """Every task of the run, before the split (``config.tasks``, or synthesized; see `run_tasks`)."""
@@ -166,13 +208,13 @@ class GymTrainer:
         c, distractors = self.config, self.distractors
         examples = []
         for task in self.tasks:
-            messages, tools = reference_conversation(self.env, task, distractors)
+            messages, tools = reference_conversation(self.env_for(task.server), task, distractors)
             example = encode_conversation(self.tokenizer, messages, tools, task.id, fmt=self.fmt)
             examples += [example] * (max(len(task.reference_calls), 1) if c.sft_chain_repeats else 1)
         picker = random.Random(c.seed + 7)
         for task in self.tasks:
             if c.sft_recovery and picker.random() < c.sft_recovery:
-                recovery = recovery_conversation(self.env, task, distractors, seed=c.seed)
+                recovery = recovery_conversation(self.env_for(task.server), task, distractors, seed=c.seed)
                 if recovery is not None:
                     messages, tools, bad = recovery
                     examples.append(
@@ -199,7 +241,7 @@ class GymTrainer:
             rollouts = rollout_group(
                 self.policy,
                 self.tokenizer,
-                self.rollout_env,
+                self.rollout_env_for(task.server),
                 task,
                 c.num_generations,
                 fork_after=fork_after,
@@ -320,8 +362,9 @@ class GymTrainer:
         from gym_mcp.train.evaluation import evaluate_held_out
 
         c = self.config
-        played = (self.policy, self.tokenizer, self.fmt, partial(self.make_env, perturb=c.eval_perturb))
         tasks = self.held_out if self.accelerator.is_main_process else []
+        factories = {s: partial(self.make_env, perturb=c.eval_perturb, server=s) for s in {t.server for t in tasks}}
+        played = (self.policy, self.tokenizer, self.fmt, factories)
         return evaluate_held_out(
             self.out / name, label, *played, tasks, c, self.progress, cache=cache, grammar=self.grammar
         )
@@ -380,26 +423,16 @@ class GymTrainer:
             position_scheduler(self.lr_scheduler, self.step)
         self.lap("model load (conversion included)")
         self.reward = make_reward(c.reward)
-        self.env = self.make_env()
-        self.rollout_env = self.make_env(c.grpo_user) if c.grpo_user and c.grpo_user != c.user else self.env
         if c.rollout_workers and c.grpo_steps:  # GRPO's environments on Ray workers
-            from gym_mcp import env_id
             from gym_mcp.ray import WorkerPool
 
             self.workers = WorkerPool(c.rollout_workers, address=c.ray_address or None)
-            self.rollout_env = self.workers.make(
-                env_id(c.server),
-                max_steps=c.max_episode_steps,
-                reward=self.reward,
-                user=(c.grpo_user or c.user) or None,
-                perturb=c.perturb or None,
-                perturb_seed=c.seed,
-            )
-        tools = server_tools(self.env)
         skipped = set(c.skip_variants) | (set() if c.user else set(DIALOGUE_KINDS))
+        tasks = [t for t in self.load_tasks() if (t.variant or "complete") not in skipped]
         # the same argument order whether the tasks were synthesized here or read from a file
-        usable = [schema_ordered(t, tools) for t in self.load_tasks() if (t.variant or "complete") not in skipped]
-        self.tasks, self.held_out = held_out_split(usable, c.eval_tasks)
+        tools = {server: server_tools(self.env_for(server)) for server in dict.fromkeys(t.server for t in tasks)}
+        usable = [schema_ordered(t, tools[t.server]) for t in tasks]
+        self.tasks, self.held_out = held_out_split(usable, c.eval_tasks, c.eval_servers)
         if self.accelerator.is_main_process:
             save_tasks(self.tasks, out / "train.jsonl")
             save_tasks(self.held_out, out / "test.jsonl")
@@ -457,7 +490,9 @@ class GymTrainer:
             "after": after,
             "timings": self.timings,
             "peak_rss_gb": peak_rss_gb(),
-            "breakdown": breakdown_table(before, after, unseen_tool_tasks(self.tasks, self.held_out)),
+            "breakdown": breakdown_table(
+                before, after, unseen_tool_tasks(self.tasks, self.held_out), unseen_servers=c.eval_servers
+            ),
         }
         if main:
             plot_run(self.out / "metrics.jsonl", self.out / "training.png", before, after)
@@ -472,9 +507,10 @@ class GymTrainer:
 
     def close(self) -> None:
         """Close the environments, the Ray workers and the progress bar."""
-        self.env.close()
-        if self.rollout_env is not self.env:
-            self.rollout_env.close()
+        envs = {id(e): e for e in [*self.envs.values(), *self.rollout_envs.values()]}
+        for env in envs.values():
+            env.close()
+        self.envs, self.rollout_envs = {}, {}
         if self.workers is not None:
             self.workers.close()
         if self._bar is not None:

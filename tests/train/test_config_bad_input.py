@@ -20,6 +20,16 @@ from gym_mcp.train import TrainConfig
         (b"skip_variants = [1]\n", "skip_variants must be a list of strings, got [1]"),
         (b"model = 5\n", "model must be a string, got 5"),
         (b'model = "\xff"\n', "not UTF-8 text (byte 0xff at line 1, column 10)"),
+        (b'servers = "banking"\n', "servers must be a table of server = share, or a list of servers"),
+        (b'servers = ["banking", "bankin"]\n', "servers: unknown server(s) 'bankin' (bundled servers and"),
+        (b"servers = { banking = 0.5, crm = 0.4 }\n", "servers: the shares must sum to 1, they sum to 0.9"),
+        (b"servers = { banking = 1.5, crm = -0.5 }\n", "servers: every share must be a number > 0"),
+        (b'servers = ["crm", "crm"]\n', "servers: ['crm', 'crm'] names a server twice"),
+        (b'servers = ["crm", "maps"]\neval_servers = ["maps"]\n', "eval_servers: maps also trained on"),
+        (b'eval_servers = ["banking"]\n', "eval_servers: banking also trained on"),
+        (b'eval_servers = ["nowhere"]\n', "eval_servers: unknown server(s) 'nowhere'"),
+        (b'server = "nowhere"\n', "server: unknown server(s) 'nowhere'"),
+        (b'tasks = "t.jsonl"\nservers = ["crm"]\n', "servers: a tasks file's tasks name their own servers"),
     ],
 )
 def test_wrong_types_and_bytes_are_one_line(tmp_path: Path, text: bytes, message: str) -> None:

@@ -61,9 +61,9 @@ def _config(tiny: Path, out: Path, tasks: Path, **overrides: Any) -> TrainConfig
 class SpreadTrainer(GymTrainer):
     """Rollouts scored by the length of the final answer, modulo 3: reward spread even for a random model."""
 
-    def make_env(self, user: str | None = None, perturb: str | None = None) -> Any:
+    def make_env(self, user: str | None = None, perturb: str | None = None, server: str | None = None) -> Any:
         reward = lambda ep: float(len(ep.final_answer or "x") % 3)  # noqa: E731
-        return gym.make(env_id(self.config.server), max_steps=self.config.max_episode_steps, reward=reward)
+        return gym.make(env_id(server or self.config.server), max_steps=self.config.max_episode_steps, reward=reward)
 
 
 def test_train_runs_the_steps_and_hooks_a_subclass_overrides(tiny: Path, tasks: Path, tmp_path: Path) -> None:
