@@ -13,8 +13,10 @@ CORPUS = [
 ] * 20
 
 
-def build_tiny_model(folder: Path, *, seed: int = 0, chat_template: str | None = None) -> Path:
-    """Save a 2-layer Llama (~0.2M parameters) and its tokenizer into ``folder``.
+def build_tiny_model(
+    folder: Path, *, seed: int = 0, chat_template: str | None = None, hidden: int = 32, layers: int = 2
+) -> Path:
+    """Save a 2-layer Llama (~0.2M parameters; ``hidden`` and ``layers`` make it larger) and its tokenizer into ``folder``.
 
     With ``chat_template`` (a ChatML-style Jinja template, e.g. Qwen2.5's as TRL ships it) the
     tokenizer carries it, with ``<|im_start|>``/``<|im_end|>`` as special tokens and
@@ -40,9 +42,9 @@ def build_tiny_model(folder: Path, *, seed: int = 0, chat_template: str | None =
         tokenizer.chat_template = chat_template
     config = LlamaConfig(
         vocab_size=len(tokenizer),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
+        hidden_size=hidden,
+        intermediate_size=2 * hidden,
+        num_hidden_layers=layers,
         num_attention_heads=4,
         num_key_value_heads=4,
         max_position_embeddings=4096,
