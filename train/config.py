@@ -105,6 +105,10 @@ class TrainConfig:
             (a dropped required argument, an argument the tool lacks, a misspelled name), the
             environment's real error, then the correct call (see `recovery_conversation`); the
             bad call is context, so the model learns to answer an error with a fix, not "Done.".
+        sft_needless: Share of train tasks that also give a needless-call example: the reference
+            calls, one of them made again (a read: the state stays the expected one), its
+            result, then the final answer (see `needless_call_conversation`); the needless call
+            is context, so the model learns to stop after it rather than call on.
         per_device_train_batch_size: Conversations per forward pass in SFT and GRPO updates (their
             gradients add up to the step's; each chunk is cut to its longest row, so fewer rows
             waste less on padding and hold less memory; 1 on CPU, larger on a GPU).
@@ -152,6 +156,13 @@ class TrainConfig:
             episode that fails the task's state check scores below every one that passes, see
             `CompositeReward.grounded`), ``"prove"`` (PROVE's composite as published, which can pay
             near misses more than wasteful successes) or ``"mua_rl"`` (binary success).
+        reward_extra_call_cost: With ``"grounded"``, what each call past the reference's count
+            costs inside the success band (see `CompositeReward`: 1.0 makes a 1-call task done
+            in 2 calls score 0.75); 0: PROVE's adaptive budget alone, which lets it go free.
+        reward_stop_required: With ``"grounded"``, an episode that reached the step limit
+            without answering scores in the failing band, whatever its final state.
+        reward_budget_growth: PROVE's budget growth ``b`` of the efficiency term (0.5 as
+            published; 0 is the flat budget of PROVE's ablation).
         distractor_tools: Tools shown besides the task's own (-1: all of the server's tools).
         skip_variants: Task variants left out of training and evaluation (none by default: with a
             simulated user every variant can be solved; without one, ``user = ""``, the
@@ -213,6 +224,7 @@ class TrainConfig:
     sft_decision_weight: float = 1.0
     sft_chain_repeats: bool = False
     sft_recovery: float = 0.0
+    sft_needless: float = 0.0
     per_device_train_batch_size: int = 1
     gradient_checkpointing_tokens: int = 768
     grpo_steps: int = 2
@@ -238,6 +250,9 @@ class TrainConfig:
         default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
     )
     reward: str = "grounded"
+    reward_extra_call_cost: float = 0.0
+    reward_stop_required: bool = False
+    reward_budget_growth: float = 0.5
     distractor_tools: int = 3
     skip_variants: list[str] = field(default_factory=list)
     user: str = "scripted"
@@ -301,8 +316,9 @@ class TrainConfig:
             raise ConfigError(f"scale_rewards must be 'group' or 'none', got {self.scale_rewards!r}")
         if self.sft_decision_weight < 0:
             raise ConfigError(f"sft_decision_weight must be >= 0, got {self.sft_decision_weight}")
-        if not 0 <= self.sft_recovery <= 1:
-            raise ConfigError(f"sft_recovery must be in [0, 1], got {self.sft_recovery}")
+        for name in ("sft_recovery", "sft_needless"):
+            if not 0 <= getattr(self, name) <= 1:
+                raise ConfigError(f"{name} must be in [0, 1], got {getattr(self, name)}")
         if not 0 <= self.fork_starts <= 1:
             raise ConfigError(f"fork_starts must be in [0, 1], got {self.fork_starts}")
         if self.prompt_format not in ("auto", "chat_template", "compact"):
@@ -317,6 +333,13 @@ class TrainConfig:
             raise ConfigError(f"dialogue_share must be in [0, 1), got {self.dialogue_share}")
         if self.reward not in REWARDS:
             raise ConfigError(f"reward must be one of {', '.join(REWARDS)}, got {self.reward!r}")
+        if self.reward_extra_call_cost < 0 or self.reward_budget_growth < 0:
+            raise ConfigError("reward_extra_call_cost and reward_budget_growth must be >= 0")
+        shaping = self.reward_extra_call_cost or self.reward_stop_required or self.reward_budget_growth != 0.5
+        if shaping and self.reward != "grounded":
+            raise ConfigError(
+                "reward_extra_call_cost, reward_stop_required and reward_budget_growth need reward = 'grounded'"
+            )
         self._check_servers()
         from gym_mcp.wrappers import mix
 
@@ -485,10 +508,16 @@ def check_resumable(saved: dict[str, Any], config: TrainConfig, out: Path) -> No
         )
 
 
-def make_reward(name: str) -> Any:
-    """The `CompositeReward` a `TrainConfig.reward` name selects."""
+def make_reward(name: str, config: TrainConfig | None = None) -> Any:
+    """The `CompositeReward` a `TrainConfig.reward` name selects (with ``config``'s ``reward_*`` options)."""
     from gym_mcp.rewards import CompositeReward
 
     if name == "grounded":
-        return CompositeReward.grounded()
+        if config is None:
+            return CompositeReward.grounded()
+        return CompositeReward.grounded(
+            extra_call_cost=config.reward_extra_call_cost,
+            stop_required=config.reward_stop_required,
+            efficiency_b=config.reward_budget_growth,
+        )
     return CompositeReward.prove() if name == "prove" else CompositeReward.mua_rl()

@@ -34,6 +34,7 @@ __all__ = [
     "compact_tools",
     "encode_conversation",
     "held_out_split",
+    "needless_call_conversation",
     "pad_batch",
     "recovery_conversation",
     "reference_conversation",
@@ -179,6 +180,54 @@ def recovery_conversation(
     _, _, _, _, info = env.step(task.expected_answer or "Done.")
     shown = compact_tools(info["tools"], task, distractors, info.get("perturbations", ()))
     return list(info["messages"]), shown, bad_index
+
+
+def needless_call_conversation(
+    env: gym.Env[str, Any], task: Task, distractors: int | None = None, *, seed: int = 0
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int] | None:
+    """A reference trajectory with one needless call at its end, and then the stop.
+
+    After the reference calls, one of them is made again (a repeated read: it must succeed and
+    leave the expected state, so a write is never repeated; the episode is restored from a
+    snapshot after a call that fails that test, and the next is tried), its real
+    result comes back, and the conversation ends with the reference's final answer. Trained
+    with the needless call as context (see ``masked`` in `encode_conversation`), the model
+    learns that a call the task did not need is followed by stopping, not by more calls.
+
+    Args:
+        env: An environment of the task's server.
+        task: A task with reference calls.
+        distractors: The compact tool list's size (see `compact_tools`).
+        seed: Chooses the call repeated.
+
+    Returns:
+        ``(messages, tools, needless)`` where ``messages[needless]`` is the needless call's
+        assistant message, or None when the task has no call, its reference dialogue talks to
+        the user before the end, or every reference call writes.
+    """
+    if not task.reference_calls:
+        return None
+    _, info = env.reset(options={"task": task})
+    if "user" in info and [t for t in task.reference_dialogue() if isinstance(t, str)][:-1]:
+        return None  # a dialogue that needs questions or confirmations
+    renames = info.get("perturbations") or ()
+    for call in task.reference_calls:
+        env.step(shown_call(call, renames))
+    candidates = list(task.reference_calls)
+    random.Random(f"{seed}:needless:{task.id}").shuffle(candidates)
+    done = env.unwrapped.snapshot()  # type: ignore[attr-defined]
+    for again in candidates:  # the first that is a read: made again, it succeeds and changes nothing
+        _, _, _, _, info = env.step(shown_call(again, renames))
+        unchanged = task.expected_fingerprint is None or _state(env).fingerprint() == task.expected_fingerprint
+        if info["calls"][-1].ok and unchanged:
+            break
+        env.unwrapped.restore(done)  # type: ignore[attr-defined]
+    else:
+        return None  # every call writes (or is refused the second time, as a payee removed twice)
+    needless = len(info["messages"]) - 2
+    _, _, _, _, info = env.step(task.expected_answer or "Done.")
+    shown = compact_tools(info["tools"], task, distractors, info.get("perturbations", ()))
+    return list(info["messages"]), shown, needless
 
 
 def _state(env: gym.Env[str, Any]) -> StateBackend:

@@ -249,6 +249,7 @@ def eval_cache_path(config: TrainConfig, fmt: Any, tasks: Sequence[Any]) -> Path
             config.distractor_tools,
             config.per_device_eval_batch_size,
             config.reward,
+            [config.reward_extra_call_cost, config.reward_stop_required, config.reward_budget_growth],
             config.lora_targets,
             config.guided_calls,
             config.eval_perturb,

@@ -201,9 +201,15 @@ class GymTrainer:
         """The encoded SFT conversations: each train task's reference, and some recovery examples.
 
         A task with ``k`` calls gives ``k`` copies with ``sft_chain_repeats``; with
-        ``sft_recovery``, that share of the tasks also gives an error-recovery conversation.
+        ``sft_recovery``, that share of the tasks also gives an error-recovery conversation, and
+        with ``sft_needless`` one that stops after a needless call.
         """
-        from gym_mcp.train.data import encode_conversation, recovery_conversation, reference_conversation
+        from gym_mcp.train.data import (
+            encode_conversation,
+            needless_call_conversation,
+            recovery_conversation,
+            reference_conversation,
+        )
 
         c, distractors = self.config, self.distractors
         examples = []
@@ -211,15 +217,22 @@ class GymTrainer:
             messages, tools = reference_conversation(self.env_for(task.server), task, distractors)
             example = encode_conversation(self.tokenizer, messages, tools, task.id, fmt=self.fmt)
             examples += [example] * (max(len(task.reference_calls), 1) if c.sft_chain_repeats else 1)
-        picker = random.Random(c.seed + 7)
-        for task in self.tasks:
-            if c.sft_recovery and picker.random() < c.sft_recovery:
-                recovery = recovery_conversation(self.env_for(task.server), task, distractors, seed=c.seed)
-                if recovery is not None:
-                    messages, tools, bad = recovery
-                    examples.append(
-                        encode_conversation(self.tokenizer, messages, tools, task.id, fmt=self.fmt, masked=[bad])
-                    )
+        # examples whose one bad or needless call is context (masked): the answer to it is learned
+        for share, make, offset in (
+            (c.sft_recovery, recovery_conversation, 7),
+            (c.sft_needless, needless_call_conversation, 11),
+        ):
+            picker = random.Random(c.seed + offset)
+            for task in self.tasks:
+                if share and picker.random() < share:
+                    made = make(self.env_for(task.server), task, distractors, seed=c.seed)
+                    if made is not None:
+                        messages, tools, context = made
+                        examples.append(
+                            encode_conversation(
+                                self.tokenizer, messages, tools, task.id, fmt=self.fmt, masked=[context]
+                            )
+                        )
         return examples
 
     def sample_group(self) -> SampledGroup:
@@ -422,7 +435,7 @@ class GymTrainer:
         if self.step < c.sft_steps:
             position_scheduler(self.lr_scheduler, self.step)
         self.lap("model load (conversion included)")
-        self.reward = make_reward(c.reward)
+        self.reward = make_reward(c.reward, c)
         if c.rollout_workers and c.grpo_steps:  # GRPO's environments on Ray workers
             from gym_mcp.ray import WorkerPool
 

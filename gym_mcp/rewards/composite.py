@@ -65,6 +65,14 @@ class CompositeReward:
         gate: Put the value in the band `success` picks (``success_weight`` must then be 0).
         fail_ceiling: With ``gate``, the most a failing episode scores.
         pass_floor: With ``gate``, the least a passing episode scores; above ``fail_ceiling``.
+        extra_call_cost: With ``gate``, what each call past the reference's count costs inside
+            the success band: the process term is divided by ``1 + extra_call_cost * extra /
+            n_ref`` (so with 1.0 a success scores ``pass_floor + (1 - pass_floor) * c * n_ref /
+            n``: a 1-call task done in 2 calls 0.75, not 1.0). PROVE's budget lets such calls go
+            free; 0 keeps it that way.
+        stop_required: With ``gate``, an episode that hit a limit without a final answer (it
+            never stopped calling) does not pass the gate, whatever its final state: it scores
+            in the failing band.
     """
 
     validity_weight: float = 0.5
@@ -80,6 +88,8 @@ class CompositeReward:
     gate: bool = False
     fail_ceiling: float = 0.45
     pass_floor: float = 0.5
+    extra_call_cost: float = 0.0
+    stop_required: bool = False
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -93,6 +103,8 @@ class CompositeReward:
                 "CompositeReward needs 0 <= fail_ceiling < pass_floor <= 1, "
                 f"got fail_ceiling={self.fail_ceiling!r}, pass_floor={self.pass_floor!r}"
             )
+        if self.extra_call_cost < 0:
+            raise ConfigError(f"CompositeReward.extra_call_cost must be >= 0, got {self.extra_call_cost!r}")
         if self.gate and self.success_weight != 0:
             raise ConfigError("CompositeReward.success_weight must be 0 with gate=True (the gate weighs success)")
 
@@ -124,7 +136,15 @@ class CompositeReward:
         return cls(**no_process_terms, success_weight=1.0, abstain_on_irrelevant=False)
 
     @classmethod
-    def grounded(cls, *, fail_ceiling: float = 0.45, pass_floor: float = 0.5) -> CompositeReward:
+    def grounded(
+        cls,
+        *,
+        fail_ceiling: float = 0.45,
+        pass_floor: float = 0.5,
+        extra_call_cost: float = 0.0,
+        stop_required: bool = False,
+        efficiency_b: float = 0.5,
+    ) -> CompositeReward:
         """A training reward grounded in the live state: success picks the band, PROVE shapes it.
 
         Let ``c`` be PROVE's normalized composite (`CompositeReward.prove`: validity, coverage,
@@ -143,9 +163,17 @@ class CompositeReward:
         ``pass_floor``, and a near miss scores more than doing nothing. With the defaults a
         perfect failure scores 0.45 and the worst success 0.5.
 
+        Efficiency can be taught harder than PROVE's budget does (``extra_call_cost``: every
+        call past the reference's count costs inside the success band; ``stop_required``: an
+        episode that never stopped calling is not a success; ``efficiency_b = 0``: PROVE's
+        flat budget); the order guarantee holds with any of them.
+
         Args:
             fail_ceiling: The most a failing episode scores (``c = 1``).
             pass_floor: The least a passing episode scores (``c = 0``); above ``fail_ceiling``.
+            extra_call_cost: See `CompositeReward`; 0 (PROVE's budget alone) by default.
+            stop_required: See `CompositeReward`; False by default.
+            efficiency_b: PROVE's budget growth ``b`` (0: a flat budget, the reference's count).
 
         Returns:
             The composite reward (``gate=True``, ``normalize=True``, ``success_weight=0``).
@@ -153,7 +181,15 @@ class CompositeReward:
         Raises:
             ConfigError: Unless ``0 <= fail_ceiling < pass_floor <= 1``.
         """
-        return cls(normalize=True, gate=True, fail_ceiling=fail_ceiling, pass_floor=pass_floor)
+        return cls(
+            normalize=True,
+            gate=True,
+            fail_ceiling=fail_ceiling,
+            pass_floor=pass_floor,
+            extra_call_cost=extra_call_cost,
+            stop_required=stop_required,
+            efficiency_b=efficiency_b,
+        )
 
     def _weighted(self) -> Sequence[tuple[float, str, bool]]:
         """``(weight, term name, bounded by 1)`` for each weighted term."""
@@ -188,9 +224,17 @@ class CompositeReward:
         if not self.gate:
             return self._weighted_sum(terms, task)
         process = self._process(terms, task)
-        if terms["success"] == 1.0:
-            return self.pass_floor + (1.0 - self.pass_floor) * process
+        if terms["success"] == 1.0 and not terms.get("never_stopped"):
+            return self.pass_floor + (1.0 - self.pass_floor) * process / self._extra_calls_divisor(terms, task)
         return self.fail_ceiling * process
+
+    def _extra_calls_divisor(self, terms: Mapping[str, float], task: Task) -> float:
+        """``1 + extra_call_cost * extra / n_ref`` (1.0 without the cost, or within the reference's count)."""
+        n_ref = task.call_budget if task.call_budget is not None else len(task.reference_calls)
+        extra = max(0.0, terms["n_calls"] - n_ref)
+        if not self.extra_call_cost or not extra:
+            return 1.0
+        return 1.0 + self.extra_call_cost * extra / max(1, n_ref)
 
     def __call__(self, episode: Episode) -> float:
         """The reward of a finished episode."""
@@ -209,7 +253,8 @@ class CompositeReward:
             ``efficiency``, ``n_calls`` (attempted calls naming a tool) and ``budget`` (B).
             Dialogue tasks add ``asked_when_needed``, ``asked_needlessly`` and
             ``unconfirmed_actions`` where they apply (`gym_mcp.rewards.dialogue`).
-            With ``gate``, also ``process``: the clamped composite ``c`` the band is scaled by.
+            With ``gate``, also ``process``: the clamped composite ``c`` the band is scaled by;
+            with ``stop_required``, ``never_stopped`` (1.0: a limit hit without a final answer).
         """
         out: dict[str, float] = {
             "success": 1.0 if success(episode) else 0.0,
@@ -237,6 +282,8 @@ class CompositeReward:
                 out[name] = value
         if self.gate:
             out["process"] = self._process(out, episode.task)
+            if self.stop_required:
+                out["never_stopped"] = 1.0 if episode.truncated and episode.final_answer is None else 0.0
         return out
 
 

@@ -107,3 +107,23 @@ def test_the_gate_takes_no_success_weight() -> None:
     lean = episode(write_task(), [ref_call(DEPOSIT), ref_call(TRANSFER)])
     assert "process" not in PROVE.terms(lean)
     assert "process" not in CompositeReward.mua_rl().terms(lean)
+
+
+def test_extra_calls_cost_inside_the_band_and_a_run_that_never_stopped_fails_the_gate() -> None:
+    strict = CompositeReward.grounded(extra_call_cost=1.0, stop_required=True)
+    read = call("get_balance", {"account_id": "ACC-1001"})
+    lean = episode(write_task(), [ref_call(DEPOSIT), ref_call(TRANSFER)])
+    one_extra = episode(write_task(), [read, ref_call(DEPOSIT), ref_call(TRANSFER)])
+    two_extra = episode(write_task(), [read, ref_call(DEPOSIT), read, ref_call(TRANSFER)])
+    assert GROUNDED.terms(one_extra)["efficiency"] == 0.0  # inside PROVE's budget (3 for 2 reference calls)
+    assert strict(lean) == pytest.approx(1.0)
+    c = strict.terms(one_extra)["process"]
+    assert strict(one_extra) == pytest.approx(0.5 + 0.5 * c / 1.5)  # 1 + 1.0 * 1 extra / 2 reference calls
+    assert 0.5 <= strict(two_extra) < strict(one_extra) < GROUNDED(one_extra) < strict(lean)
+    # the right final state, but the episode ran into the step limit still calling
+    endless = episode(write_task(), [ref_call(DEPOSIT), ref_call(TRANSFER), read], answer=None)
+    assert success(endless) is True and GROUNDED(endless) > 0.5
+    assert strict.terms(endless)["never_stopped"] == 1.0
+    assert strict(endless) <= 0.45 < 0.5 <= strict(two_extra)
+    with pytest.raises(ConfigError, match="extra_call_cost"):
+        CompositeReward.grounded(extra_call_cost=-1.0)

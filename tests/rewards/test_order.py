@@ -33,6 +33,7 @@ SERVERS = ("banking", "shopping", "calendar")
 N_TASKS = 40
 GROUNDED = CompositeReward.grounded()
 PROVE = CompositeReward.prove()
+STRICT = CompositeReward.grounded(extra_call_cost=1.0, stop_required=True, efficiency_b=0.0)
 ANSWER = "Done."
 DECLINE = "I can't help with that here."
 PADS = (1, 3)  # 3 needless reads exceed every budget of a chain of at most 3 calls (B <= 5)
@@ -51,6 +52,8 @@ class Played:
     reward: float  # the environment's reward: CompositeReward.grounded
     prove: float
     success: bool
+    strict: float  # CompositeReward.grounded with every efficiency option on
+    strict_pass: bool  # passed the strict gate: succeeded, and stopped
 
     @property
     def over_budget(self) -> bool:
@@ -171,7 +174,11 @@ def _play(env: Any, server: str, task: Task, kind: str, calls: Sequence[Call], a
     assert reward == pytest.approx(GROUNDED(episode))
     assert set(info["reward_terms"]) >= set(PROVE.terms(episode))
     named = [c for c in episode.calls if isinstance(c, CallRecord) and c.name]
-    return Played(server, episode.task, kind, len(named), float(reward), PROVE(episode), passed)
+    strict_terms = STRICT.terms(episode)
+    strict_pass = strict_terms["success"] == 1.0 and not strict_terms["never_stopped"]
+    return Played(
+        server, episode.task, kind, len(named), float(reward), PROVE(episode), passed, STRICT(episode), strict_pass
+    )
 
 
 def _episodes(server: str) -> list[Played]:
@@ -247,6 +254,16 @@ def test_grounded_ranks_every_failure_below_every_success(played: list[Played]) 
     assert max(fails) <= GROUNDED.fail_ceiling
     assert min(passes) >= GROUNDED.pass_floor
     assert all(p.reward == pytest.approx(1.0) for p in played if p.kind in ("reference", "abstain"))
+
+
+def test_the_strict_efficiency_options_keep_every_failure_below_every_success(played: list[Played]) -> None:
+    fails = [p.strict for p in played if not p.strict_pass]
+    passes = [p.strict for p in played if p.strict_pass]
+    assert passes and max(fails) <= STRICT.fail_ceiling < STRICT.pass_floor <= min(passes)
+    # calls past the reference cost inside the band: every padded success scores below its lean run
+    padded = [p for p in played if p.kind.startswith("padded") and p.strict_pass]
+    assert padded and all(p.strict < 1.0 for p in padded)
+    assert all(p.strict == pytest.approx(1.0) for p in played if p.kind in ("reference", "abstain"))
 
 
 def test_prove_does_not_rank_failures_below_successes(played: list[Played]) -> None:

@@ -46,3 +46,16 @@ def test_the_shipped_configs_still_load() -> None:
     root = Path(__file__).resolve().parents[2]
     for name in ("train_cpu.toml", "train_gpu.toml"):
         TrainConfig.from_toml(root / "examples" / name)
+
+
+def test_the_efficiency_options_reach_the_training_reward_and_need_the_grounded_one() -> None:
+    from gym_mcp.train.config import make_reward
+
+    config = TrainConfig(reward_extra_call_cost=1.0, reward_stop_required=True, reward_budget_growth=0.0)
+    reward = make_reward(config.reward, config)
+    assert (reward.extra_call_cost, reward.stop_required, reward.efficiency_b) == (1.0, True, 0.0)
+    assert make_reward("grounded", TrainConfig()) == make_reward("grounded")  # the defaults change nothing
+    with pytest.raises(ConfigError, match="need reward = 'grounded'"):
+        TrainConfig(reward="prove", reward_stop_required=True)
+    with pytest.raises(ConfigError, match="sft_needless must be in"):
+        TrainConfig(sft_needless=1.5)
