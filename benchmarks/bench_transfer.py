@@ -1,0 +1,224 @@
+"""Transfer to servers the model never saw: trained on one server, on K others, or on K plus the targets.
+
+Three held-out targets (two bundled servers and a composition, none of whose parts any arm but
+the ceiling trains on) and four arms, all at equal training steps (the main job's recipe
+otherwise, ``TrainConfig()``):
+
+- ``base``: no training;
+- ``banking``: trained on banking alone (the trainer before issue 38);
+- ``K servers``: trained on K other servers (default six), equal shares;
+- ``ceiling``: the K servers plus the targets' own train-split tasks (the in-domain ceiling).
+
+Every arm is evaluated on the same tasks: each target's test-split tasks (templates and entities
+its train split does not use), written once and read back by every run, so the comparisons are
+paired task by task. Trained arms run once per seed (``--seeds``; the seed moves SFT's batches,
+GRPO's draws and sampling; the tasks stay). Reported per target and arm: success (mean over
+seeds) and the paired difference against base with its 95% bootstrap interval and discordant
+counts (`gym_mcp.evaluation.paired_difference`), and the share of the base-to-ceiling gap the
+K-server arm closes. Target (issue 38): at least half the gap on every target.
+
+Run: ``python benchmarks/bench_transfer.py [--seeds 0 1 2] [--eval-per-target 43] [--quick]``
+(on two CPU cores about 25 minutes a trained run: expect hours for three seeds; ``--quick`` is
+a smoke run of the procedure with a tiny random model). Writes ``<out>/transfer.json`` and
+``transfer.png``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from _common import base_parser, finish, table, verdict
+
+TARGETS = ("crm", "social_media", "tracker_chat")
+K_SERVERS = ("banking", "shopping", "calendar", "email", "travel_booking", "payments")
+ARMS = ("base", "banking", "K servers", "ceiling")
+COLORS = {"base": "#999999", "banking": "#4C72B0", "K servers": "#55A868", "ceiling": "#C44E52"}
+
+
+def _tasks(servers: tuple[str, ...], n_each: int, seed: int, config: Any) -> dict[str, list[Any]]:
+    """``n_each`` synthesized tasks per server (the main job's synthesis settings), by server."""
+    from gym_mcp.progress import progress_bar
+    from gym_mcp.synth import SynthConfig, synthesize_many
+
+    settings = SynthConfig(n=n_each, seed=seed, max_chain=config.max_chain)
+    made = synthesize_many(
+        dict.fromkeys(servers, settings), progress=progress_bar(f"synthesizing {', '.join(servers)}", "tasks")
+    )
+    return {server: result.tasks for server, result in made.items()}
+
+
+def _write(path: Path, tasks: list[Any]) -> Path:
+    from gym_mcp.tasks import save_tasks
+
+    save_tasks(tasks, path)
+    return path
+
+
+def _outcomes(run: Path) -> dict[str, float]:
+    """Task id -> success of the run's trained model (``eval_after.json``)."""
+    return {e["task"]: float(e["success"]) for e in json.loads((run / "eval_after.json").read_text())["episodes"]}
+
+
+def _base(run: Path) -> dict[str, float]:
+    return {e["task"]: float(e["success"]) for e in json.loads((run / "eval_before.json").read_text())["episodes"]}
+
+
+def main() -> int:
+    parser = base_parser(__doc__.splitlines()[0], repeats=1, quick_repeats=1)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="training seeds (default 0 1 2)")
+    parser.add_argument("--eval-per-target", type=int, default=43, help="held-out tasks per target (default 43)")
+    parser.add_argument("--work", type=Path, default=None, help="where the runs go (default: <out>/transfer/)")
+    args = parser.parse_args()
+    if args.eval_per_target < 1 or any(s < 0 for s in args.seeds):
+        parser.error("--eval-per-target must be >= 1 and seeds >= 0")
+    started = time.perf_counter()
+    from gym_mcp.evaluation import paired_difference
+    from gym_mcp.train import TrainConfig, train
+
+    base = TrainConfig()
+    scratch = None
+    per_server = base.n_tasks // 2  # each arm trains on about the main job's count per server
+    if args.quick:  # a smoke run of the procedure: the tests' tiny random model, few steps and tasks
+        from tests.tiny_model import build_tiny_model
+
+        scratch = Path(tempfile.mkdtemp())
+        base = replace(base, model=str(build_tiny_model(scratch / "tiny")), sft_steps=2, grpo_steps=1)
+        args.seeds, args.eval_per_target, per_server = args.seeds[:1], 3, 8
+    work = args.work or args.out / "transfer"
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        # the targets' tasks: their test splits are every arm's evaluation, their train splits the ceiling's
+        targets = _tasks(TARGETS, max(per_server, 4 * args.eval_per_target), 10_000, base)
+        tests = {server: [t for t in targets[server] if t.split == "test"] for server in TARGETS}
+        held = [t for server in TARGETS for t in tests[server][: args.eval_per_target]]
+        own = [t for server in TARGETS for t in targets[server] if t.split == "train"]
+        others = _tasks(K_SERVERS, per_server, 0, base)
+        k_train = [t for server in K_SERVERS for t in others[server] if t.split == "train"]
+        bank_train = [t for t in others["banking"] if t.split == "train"]
+        files = {
+            "banking": _write(work / "banking.jsonl", bank_train + held),
+            "K servers": _write(work / "k_servers.jsonl", k_train + held),
+            "ceiling": _write(work / "ceiling.jsonl", k_train + own + held),
+        }
+        print(
+            f"evaluation: {len(held)} tasks ({', '.join(f'{s} {sum(t.server == s for t in held)}' for s in TARGETS)}); "
+            f"training tasks: banking {len(bank_train)}, K servers {len(k_train)}, ceiling {len(k_train) + len(own)}",
+            file=sys.stderr,
+        )
+        outcomes: dict[str, dict[str, list[float]]] = {arm: {t.id: [] for t in held} for arm in ARMS}
+        for seed in args.seeds:
+            for arm, tasks_file in files.items():
+                run = work / f"seed{seed}" / arm.replace(" ", "_")
+                if run.exists():  # a finished run would be resumed, not retrained
+                    shutil.rmtree(run)
+                print(f"seed {seed}, arm {arm}: training", file=sys.stderr)
+                eval_servers = [] if arm == "ceiling" else list(TARGETS)
+                train(
+                    replace(
+                        base,
+                        seed=seed,
+                        tasks=str(tasks_file),
+                        eval_servers=eval_servers,
+                        eval_tasks=len(held),
+                        output_dir=str(run),
+                    )
+                )
+                for task, ok in _outcomes(run).items():
+                    if task in outcomes[arm]:
+                        outcomes[arm][task].append(ok)
+                if arm == "banking":  # the base model is greedy: one evaluation serves every seed
+                    for task, ok in _base(run).items():
+                        if task in outcomes["base"]:
+                            outcomes["base"][task].append(ok)
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    rows, results = [], {}
+    for server in TARGETS:
+        ids = [t.id for t in held if t.server == server]
+        per_arm = {arm: {i: outcomes[arm][i] for i in ids if outcomes[arm][i]} for arm in ARMS}
+        seeds_n = min(len(v) for v in per_arm["banking"].values()) if per_arm["banking"] else 0
+        base_by_seed = {i: v[:1] * seeds_n for i, v in per_arm["base"].items()}
+        mean = {arm: statistics.mean(statistics.mean(v) for v in per_arm[arm].values()) for arm in ARMS}
+        diffs = {arm: paired_difference(base_by_seed, per_arm[arm]) for arm in ARMS[1:]}
+        gap = mean["ceiling"] - mean["base"]
+        closed = (mean["K servers"] - mean["base"]) / gap if gap > 0 else float("nan")
+        results[server] = {
+            "tasks": len(ids),
+            "success": mean,
+            "vs_base": {arm: d.__dict__ for arm, d in diffs.items()},
+            "gap_closed": closed,
+        }
+        for arm in ARMS:
+            rows.append(
+                [
+                    server,
+                    arm,
+                    f"{100 * mean[arm]:.1f}%",
+                    diffs[arm].text() if arm in diffs else "-",
+                ]
+            )
+    print(table(["target", "arm", "success", "vs base (paired, 95% CI)"], rows, title="\nTransfer to unseen servers"))
+    closes = {s: r["gap_closed"] for s, r in results.items()}
+    ok = all(c == c and c >= 0.5 for c in closes.values())
+    print(
+        f"\nshare of the base-to-ceiling gap the K-server arm closes: "
+        f"{', '.join(f'{s} {c:.2f}' for s, c in closes.items())}; target >= 0.5 on every target: {verdict(ok)}"
+    )
+    _plot(results, args.out / "transfer.png")
+    return finish(
+        args.out,
+        "transfer",
+        started,
+        targets=list(TARGETS),
+        k_servers=list(K_SERVERS),
+        seeds=args.seeds,
+        quick=args.quick,
+        results=results,
+        target_met=ok,
+    )
+
+
+def _plot(results: dict[str, Any], path: Path) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    fig, ax = plt.subplots(figsize=(8, 3.8))
+    width = 0.2
+    for j, arm in enumerate(ARMS):
+        xs = [i + (j - 1.5) * width for i in range(len(results))]
+        ys = [100 * r["success"][arm] for r in results.values()]
+        err = None
+        if arm != "base":
+            lows = [100 * (r["vs_base"][arm]["low"] + r["success"]["base"]) for r in results.values()]
+            highs = [100 * (r["vs_base"][arm]["high"] + r["success"]["base"]) for r in results.values()]
+            err = [[y - lo for y, lo in zip(ys, lows, strict=True)], [hi - y for y, hi in zip(ys, highs, strict=True)]]
+        ax.bar(xs, ys, width, yerr=err, capsize=3, label=arm, color=COLORS[arm])
+    ax.set_xticks(range(len(results)), list(results))
+    ax.set_ylabel("held-out success (%)")
+    ax.set_title("Transfer to servers never trained on (bars: 95% paired interval vs base)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
