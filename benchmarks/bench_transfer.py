@@ -99,8 +99,12 @@ def main() -> int:
     work.mkdir(parents=True, exist_ok=True)
     try:
         # the targets' tasks: their test splits are every arm's evaluation, their train splits the ceiling's
-        targets = _tasks(TARGETS, max(per_server, 4 * args.eval_per_target), 10_000, base)
+        # about a fifth of a server's synthesized tasks land in its test split
+        targets = _tasks(TARGETS, max(per_server, 8 * args.eval_per_target), 10_000, base)
         tests = {server: [t for t in targets[server] if t.split == "test"] for server in TARGETS}
+        short = {s: len(t) for s, t in tests.items() if len(t) < args.eval_per_target}
+        if short:
+            print(f"fewer test-split tasks than --eval-per-target: {short}", file=sys.stderr)
         held = [t for server in TARGETS for t in tests[server][: args.eval_per_target]]
         own = [t for server in TARGETS for t in targets[server] if t.split == "train"]
         others = _tasks(K_SERVERS, per_server, 0, base)
