@@ -14,7 +14,10 @@ import pytest
 from tests.conftest import ROOT
 
 SCRIPT = """
-import sys, time
+import signal, sys, time
+# a program started from a shell: default dispositions, even when the tests run under nohup
+# (which ignores SIGHUP for every child; the gym then leaves the signal alone, as it should)
+signal.signal(signal.SIGHUP, signal.SIG_DFL)
 import gymnasium as gym
 import gym_mcp  # noqa: F401
 env = gym.make("gym_mcp/Banking-v0", transport="stdio")
