@@ -188,20 +188,28 @@ class SQLiteState(StateBackend):
         fingerprinted before (an episode that read and did not write, the same task solved the
         same way) costs serializing the database and hashing its bytes (0.16 ms for Banking's
         240 KB) instead of reading and sorting every row (2.2 ms). Equal digests are equal
-        bytes, so the answer is the one the rows give.
+        bytes, so the answer is the one the rows give. A state not seen before is read from the
+        live connection (no copy of the snapshot is opened for it).
         """
-        return self.fingerprint_of(self.snapshot())
+        with self._lock:
+            digest = self.snapshot().digest
+            cached = self._fingerprints.get(digest)
+            return cached if cached is not None else self._remember(digest, self._fingerprint(self._conn))
 
     def fingerprint_of(self, snapshot: Snapshot) -> str:
         """Fingerprint of a snapshot without touching the live database (cached by digest)."""
         cached = self._fingerprints.get(snapshot.digest)
         if cached is None:
             with self._opened(snapshot) as conn:
-                cached = self._fingerprint(conn)
-            if len(self._fingerprints) > 256:
-                self._fingerprints.clear()
-            self._fingerprints[snapshot.digest] = cached
+                cached = self._remember(snapshot.digest, self._fingerprint(conn))
         return cached
+
+    def _remember(self, digest: str, fingerprint: str) -> str:
+        """Keep ``fingerprint`` for the content ``digest`` (at most 256 kept; then they start over)."""
+        if len(self._fingerprints) > 256:
+            self._fingerprints.clear()
+        self._fingerprints[digest] = fingerprint
+        return fingerprint
 
     def diff(self, a: Snapshot, b: Snapshot) -> StateDiff:
         """Rows added, removed and changed per table, matched by primary key."""

@@ -60,13 +60,13 @@ def test_a_run_is_the_same_bytes_beside_a_cpu_hog(tmp_path: Path) -> None:
             hog.wait(10)
     for name in ("checkpoint/adapter_model.safetensors", "train.jsonl", "test.jsonl"):
         assert (tmp_path / "alone" / name).read_bytes() == (tmp_path / "busy" / name).read_bytes(), name
+
+    def rows(run: str, name: str) -> list[dict[str, Any]]:
+        text = (tmp_path / run / name).read_text()
+        parsed = [json.loads(line) for line in text.splitlines()] if name.endswith(".jsonl") else [json.loads(text)]
+        return [
+            {k: v for k, v in row.items() if k != "seconds"} for row in parsed
+        ]  # wall times differ, nothing else may
+
     for name in ("eval_after.json", "metrics.jsonl"):
-        alone, busy = ((tmp_path / d / name).read_text() for d in ("alone", "busy"))
-        if name == "metrics.jsonl":  # wall times differ, nothing else may
-            alone, busy = (
-                [{k: v for k, v in json.loads(x).items() if k != "seconds"} for x in t.splitlines()]
-                for t in (alone, busy)
-            )  # type: ignore[assignment]
-        else:
-            alone, busy = ({k: v for k, v in json.loads(t).items() if k != "seconds"} for t in (alone, busy))  # type: ignore[assignment]
-        assert alone == busy, name
+        assert rows("alone", name) == rows("busy", name), name
