@@ -49,6 +49,11 @@ def register(sub: Any) -> None:
         default=None,
         help="resets and steps run at once (default 4 in-process, 32 for servers in other processes)",
     )
+    so.add_argument(
+        "--ws-compression",
+        action="store_true",
+        help="offer WebSocket compression to clients (off: it costs server CPU; for slow links)",
+    )
     so.set_defaults(run=_serve)
 
     oe = sub.add_parser("openenv", help="OpenEnv packaging ([openenv])")
@@ -162,6 +167,7 @@ def _serve(args: argparse.Namespace) -> int:
         "session_timeout": args.session_timeout,
         "warm": args.warm,
         "max_in_flight": args.in_flight,
+        "ws_compression": args.ws_compression,
     }
     if args.transport == "inprocess":
         return serve_openenv(EnvRecipe(env_id, kwargs, perturb=args.perturb, seed=args.seed), **serve)

@@ -19,7 +19,7 @@ import secrets
 import sqlite3
 import sys
 import threading
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -178,6 +178,8 @@ class BundledSource(ServerSource):
                 protocol=self.protocol,
             )
         connection = LiveConnection(launch, call_timeout=call_timeout)
+        if isinstance(launch.server_factory, _InProcessFactory):
+            launch.server_factory.call_limit = lambda: connection.call_timeout
         try:
             tools = await connection.start_and_list()
         except BaseException:
@@ -203,20 +205,23 @@ class _InProcessFactory:
     """Builds an in-process server on a state's in-memory database.
 
     The first build uses the state's connection; each rebuild (the connection restarts the
-    server after a call timed out) first gives the state a new connection, so a tool still
-    running in its worker thread on the old one can no longer write to the state.
+    server after a call timed out) first gives the state a new connection, so nothing left of
+    the old server can write to the state. The server's tools run on the gym's loop and SQLite
+    stops their SQL at the connection's current call timeout (``call_limit``, set once the
+    connection exists; see `ServerKit.create_server`).
     """
 
     def __init__(self, kit: ServerKit, state: SQLiteState) -> None:
         self.kit = kit
         self.state = state
         self.built = False
+        self.call_limit: Callable[[], float] | None = None
 
     def __call__(self) -> Any:
         if self.built:
             self.state.reconnect()
         self.built = True
-        return self.kit.create_server(self.state.connection)
+        return self.kit.create_server(self.state.connection, call_limit=self.call_limit)
 
 
 def _safe(name: str) -> str:

@@ -138,6 +138,7 @@ def serve_openenv(
     session_timeout: float | None = None,
     warm: int = 0,
     max_in_flight: int | None = None,
+    ws_compression: bool = False,
 ) -> int:
     """Serve ``recipe``'s environments over OpenEnv until interrupted (SIGINT or SIGTERM).
 
@@ -154,6 +155,10 @@ def serve_openenv(
         session_timeout: Idle seconds before a session is ended (None: never).
         warm: Environments built before the first session comes.
         max_in_flight: Resets and steps run at once (see `EnvPool`; None: its default).
+        ws_compression: Offer WebSocket compression (permessage-deflate) to clients that ask
+            for it. Off by default: a step's reply is about 1 KB, and compressing every message
+            cost 12% of the server's CPU at 256 sessions (benchmarks/README.md, bench_openenv);
+            worth it only on a slow link.
 
     Returns:
         The process exit status.
@@ -175,7 +180,9 @@ def serve_openenv(
     try:
         pool.warm(warm)
         app = make_app(pool, max_sessions=max_sessions, session_timeout=session_timeout, token=token)
-        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+        server = uvicorn.Server(
+            uvicorn.Config(app, log_level="warning", access_log=False, ws_per_message_deflate=ws_compression)
+        )
 
         def stop(*_: object) -> None:
             server.should_exit = True

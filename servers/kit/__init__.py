@@ -23,9 +23,12 @@ rules helpers keep the bodies short: `Finder` (load by id, or say which tool lis
 `next_id`, `check_status` (refuse a status change, with a message per status), `check_limit`,
 `check_between`, `check_length`, `parse_date`, `parse_datetime`, `to_cents`, `dollars`,
 `format_dollars` and `pick` (some attributes of a row as a result dict). Samples that every tool
-with a parameter of that name shares (``limit``, ``amount``) go to the `ServerKit` once::
+with a parameter of that name shares (``limit``, ``amount``) go to the `ServerKit` once, and so
+does ``inline=True`` when every tool's time is its SQL (no sleeps, no network): in-process, the
+calls then run on the gym's loop without a worker thread, and SQLite stops their SQL at the call
+timeout::
 
-    kit = ServerKit("bank", base=Base, seed=seed, instructions="...", samples={"limit": (3, 5, 10)})
+    kit = ServerKit("bank", base=Base, seed=seed, instructions="...", samples={"limit": (3, 5, 10)}, inline=True)
     account = Finder(Account, "account", "ACC-1001", "use list_accounts to see valid ones")
 
     @kit.tool(write=True, intent="Deposit ${amount} into account {account_id}", samples={"amount": (5, 20, 75)})

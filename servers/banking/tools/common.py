@@ -56,6 +56,7 @@ kit = ServerKit(
     instructions=INSTRUCTIONS,
     today=TODAY,
     samples={"amount": AMOUNT_SAMPLES, "limit": (3, 5, 10, 20)},
+    inline=True,
 )
 
 # -- lookups ------------------------------------------------------------------------------------

@@ -50,6 +50,7 @@ kit = ServerKit(
     instructions=INSTRUCTIONS,
     today=TODAY,
     samples={"amount": (5, 12.5, 20, 35, 60), "limit": (5, 10, 20)},
+    inline=True,
 )
 
 # -- lookups ------------------------------------------------------------------------------------

@@ -50,7 +50,9 @@ rooms cannot be double-booked or over capacity, events cannot be created in or m
 and only the organizer may change or cancel an event. Look people up with find_person, find a \
 common free time with find_free_slot, then create_event."""
 
-kit = ServerKit("calendar", base=Base, seed=seed, instructions=INSTRUCTIONS, today=TODAY, samples={"limit": LIMITS})
+kit = ServerKit(
+    "calendar", base=Base, seed=seed, instructions=INSTRUCTIONS, today=TODAY, samples={"limit": LIMITS}, inline=True
+)
 
 # -- times -----------------------------------------------------------------------------------------
 

@@ -76,6 +76,7 @@ kit = ServerKit(
     instructions=INSTRUCTIONS,
     today=NOW.date(),
     samples={"limit": (3, 5, 10, 20)},
+    inline=True,
 )
 
 MAX_RECIPIENTS = 20

@@ -85,6 +85,7 @@ kit = ServerKit(
     instructions=INSTRUCTIONS,
     today=TODAY,
     samples={"limit": (3, 5, 10, 20), "quantity": (1, 2, 3)},
+    inline=True,
 )
 
 

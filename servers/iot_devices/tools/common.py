@@ -71,7 +71,13 @@ emits an event. Start with list_homes, then get_home / list_devices. Dates look 
 "2026-01-20"; today is {TODAY.isoformat()}."""
 
 kit = ServerKit(
-    "iot_devices", base=Base, seed=seed, instructions=INSTRUCTIONS, today=TODAY, samples={"limit": (5, 10, 20)}
+    "iot_devices",
+    base=Base,
+    seed=seed,
+    instructions=INSTRUCTIONS,
+    today=TODAY,
+    samples={"limit": (5, 10, 20)},
+    inline=True,
 )
 
 # -- lookups ------------------------------------------------------------------------------------

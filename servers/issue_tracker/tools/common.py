@@ -68,6 +68,7 @@ kit = ServerKit(
     instructions=INSTRUCTIONS,
     today=TODAY,
     samples={"limit": (3, 5, 10, 20), "project_key": ("WEB", "API", "MOB", "DATA", "OPS")},
+    inline=True,
 )
 
 # -- lookups ------------------------------------------------------------------------------------

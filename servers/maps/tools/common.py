@@ -85,6 +85,7 @@ kit = ServerKit(
         "optimize": OPTIMIZE,
         "category": ("cafe", "restaurant", "park", "museum", "pharmacy", "hotel", "grocery", "gym"),
     },
+    inline=True,
 )
 
 # -- lookups ------------------------------------------------------------------------------------

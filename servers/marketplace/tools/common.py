@@ -51,6 +51,7 @@ kit = ServerKit(
     instructions=INSTRUCTIONS,
     today=TODAY,
     samples={"limit": (5, 10, 20)},
+    inline=True,
 )
 
 # -- lookups ------------------------------------------------------------------------------------

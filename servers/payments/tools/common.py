@@ -89,6 +89,7 @@ kit = ServerKit(
     instructions=INSTRUCTIONS,
     today=TODAY,
     samples={"amount": AMOUNT_SAMPLES, "limit": (3, 5, 10, 20), "currency": CURRENCY_SAMPLES},
+    inline=True,
 )
 
 # -- lookups ------------------------------------------------------------------------------------

@@ -62,6 +62,7 @@ kit = ServerKit(
     instructions=INSTRUCTIONS,
     today=TODAY,
     samples={"limit": (5, 10, 20), "quantity": (2, 3, 5, 10)},
+    inline=True,
 )
 
 # -- lookups ------------------------------------------------------------------------------------

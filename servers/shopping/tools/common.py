@@ -51,6 +51,7 @@ kit = ServerKit(
         f"Amounts are in US dollars. Today is {REFERENCE_DATE.isoformat()}; returns are accepted "
         f"within {RETURN_WINDOW_DAYS} days of delivery."
     ),
+    inline=True,
 )
 
 

@@ -67,6 +67,7 @@ kit = ServerKit(
     instructions=INSTRUCTIONS,
     today=TODAY,
     samples={"limit": (3, 5, 10, 20)},
+    inline=True,
 )
 
 # -- lookups ------------------------------------------------------------------------------------

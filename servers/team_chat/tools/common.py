@@ -69,6 +69,7 @@ kit = ServerKit(
     instructions=INSTRUCTIONS,
     today=TODAY,
     samples={"limit": (3, 5, 10, 20)},
+    inline=True,
 )
 
 CHANNEL_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")

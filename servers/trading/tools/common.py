@@ -77,6 +77,7 @@ kit = ServerKit(
     instructions=INSTRUCTIONS,
     today=TODAY,
     samples={"limit": (3, 5, 10, 20), "symbol": SAMPLE_SYMBOLS},
+    inline=True,
 )
 
 

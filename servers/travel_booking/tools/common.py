@@ -86,6 +86,7 @@ kit = ServerKit(
     instructions=INSTRUCTIONS,
     today=TODAY,
     samples={"limit": (3, 5, 10, 20)},
+    inline=True,
 )
 
 # -- lookups ------------------------------------------------------------------------------------

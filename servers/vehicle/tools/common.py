@@ -51,7 +51,9 @@ started and ended here; charging sessions ("CHG-1001") and refuels ("FUL-1001") 
 workshops ("CTR-1001") take service bookings ("SRV-1001"). Start with list_vehicles, then
 get_vehicle_status for one vehicle's state. Cabin climate accepts 16-28 C. Today is {TODAY.isoformat()}."""
 
-kit = ServerKit("vehicle", base=Base, seed=seed, instructions=INSTRUCTIONS, today=TODAY, samples={"limit": (3, 5, 10)})
+kit = ServerKit(
+    "vehicle", base=Base, seed=seed, instructions=INSTRUCTIONS, today=TODAY, samples={"limit": (3, 5, 10)}, inline=True
+)
 
 # -- lookups ------------------------------------------------------------------------------------
 

@@ -51,7 +51,13 @@ meetings with list_meetings, details with get_meeting. Times are timezone-free I
 "2026-02-10T09:30"; it is now {TODAY.isoformat()} {NOW_TIME:%H:%M}."""
 
 kit = ServerKit(
-    "video_meeting", base=Base, seed=seed, instructions=INSTRUCTIONS, today=TODAY, samples={"limit": (5, 10, 20)}
+    "video_meeting",
+    base=Base,
+    seed=seed,
+    instructions=INSTRUCTIONS,
+    today=TODAY,
+    samples={"limit": (5, 10, 20)},
+    inline=True,
 )
 
 _MISSING = "No {noun} with id {id!r}. {Noun} ids look like '{example}'; {hint}."
