@@ -12,7 +12,9 @@ otherwise, ``TrainConfig()``):
 Every arm is evaluated on the same tasks: each target's test-split tasks (templates and entities
 its train split does not use), written once and read back by every run, so the comparisons are
 paired task by task. Trained arms run once per seed (``--seeds``; the seed moves SFT's batches,
-GRPO's draws and sampling; the tasks stay). Reported per target and arm: success (mean over
+GRPO's draws and sampling; the tasks stay). A run finished before (its ``eval_after.json``
+written) is read back, not trained again, and ``--arms`` picks which arms are trained where
+none is: seeds and arms can be added one invocation at a time. Reported per target and arm: success (mean over
 seeds) and the paired difference against base with its 95% bootstrap interval and discordant
 counts (`gym_mcp.evaluation.paired_difference`), and the share of the base-to-ceiling gap the
 K-server arm closes. Target (issue 38): at least half the gap on every target.
@@ -79,9 +81,14 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="training seeds (default 0 1 2)")
     parser.add_argument("--eval-per-target", type=int, default=43, help="held-out tasks per target (default 43)")
     parser.add_argument("--work", type=Path, default=None, help="where the runs go (default: <out>/transfer/)")
+    parser.add_argument(
+        "--arms", nargs="+", default=list(ARMS[1:]), help="arms to train where none finished (default: all three)"
+    )
     args = parser.parse_args()
     if args.eval_per_target < 1 or any(s < 0 for s in args.seeds):
         parser.error("--eval-per-target must be >= 1 and seeds >= 0")
+    if unknown := sorted(set(args.arms) - set(ARMS[1:])):
+        parser.error(f"--arms: unknown {', '.join(unknown)}; choose from {', '.join(ARMS[1:])}")
     started = time.perf_counter()
     from gym_mcp.evaluation import paired_difference
     from gym_mcp.train import TrainConfig, train
@@ -124,24 +131,29 @@ def main() -> int:
         for seed in args.seeds:
             for arm, tasks_file in files.items():
                 run = work / f"seed{seed}" / arm.replace(" ", "_")
-                if run.exists():  # a finished run would be resumed, not retrained
-                    shutil.rmtree(run)
-                print(f"seed {seed}, arm {arm}: training", file=sys.stderr)
-                eval_servers = [] if arm == "ceiling" else list(TARGETS)
-                train(
-                    replace(
-                        base,
-                        seed=seed,
-                        tasks=str(tasks_file),
-                        eval_servers=eval_servers,
-                        eval_tasks=len(held),
-                        output_dir=str(run),
+                if (run / "eval_after.json").exists() and not args.quick:
+                    print(f"seed {seed}, arm {arm}: finished before, read from {run}", file=sys.stderr)
+                elif arm not in args.arms:
+                    continue
+                else:
+                    if run.exists():  # an unfinished run would be resumed, not trained from the start
+                        shutil.rmtree(run)
+                    print(f"seed {seed}, arm {arm}: training", file=sys.stderr)
+                    eval_servers = [] if arm == "ceiling" else list(TARGETS)
+                    train(
+                        replace(
+                            base,
+                            seed=seed,
+                            tasks=str(tasks_file),
+                            eval_servers=eval_servers,
+                            eval_tasks=len(held),
+                            output_dir=str(run),
+                        )
                     )
-                )
                 for task, ok in _outcomes(run).items():
                     if task in outcomes[arm]:
                         outcomes[arm][task].append(ok)
-                if arm == "banking":  # the base model is greedy: one evaluation serves every seed
+                if not any(outcomes["base"].values()):  # the base model is greedy: one evaluation serves all
                     for task, ok in _base(run).items():
                         if task in outcomes["base"]:
                             outcomes["base"][task].append(ok)
@@ -153,19 +165,23 @@ def main() -> int:
     for server in TARGETS:
         ids = [t.id for t in held if t.server == server]
         per_arm = {arm: {i: outcomes[arm][i] for i in ids if outcomes[arm][i]} for arm in ARMS}
-        seeds_n = min(len(v) for v in per_arm["banking"].values()) if per_arm["banking"] else 0
-        base_by_seed = {i: v[:1] * seeds_n for i, v in per_arm["base"].items()}
-        mean = {arm: statistics.mean(statistics.mean(v) for v in per_arm[arm].values()) for arm in ARMS}
-        diffs = {arm: paired_difference(base_by_seed, per_arm[arm]) for arm in ARMS[1:]}
-        gap = mean["ceiling"] - mean["base"]
-        closed = (mean["K servers"] - mean["base"]) / gap if gap > 0 else float("nan")
+        ran = [arm for arm in ARMS if per_arm[arm]]
+        mean = {arm: statistics.mean(statistics.mean(v) for v in per_arm[arm].values()) for arm in ran}
+        # base once per seed the other arm ran (greedy decoding: the same outcome every seed)
+        diffs = {
+            arm: paired_difference({i: per_arm["base"][i][:1] * len(v) for i, v in per_arm[arm].items()}, per_arm[arm])
+            for arm in ran[1:]
+        }
+        gap = mean.get("ceiling", float("nan")) - mean["base"]
+        closed = (mean.get("K servers", float("nan")) - mean["base"]) / gap if gap > 0 else float("nan")
         results[server] = {
             "tasks": len(ids),
+            "seeds": {arm: len(next(iter(per_arm[arm].values()))) for arm in ran[1:]},
             "success": mean,
             "vs_base": {arm: d.__dict__ for arm, d in diffs.items()},
             "gap_closed": closed,
         }
-        for arm in ARMS:
+        for arm in ran:
             rows.append(
                 [
                     server,
@@ -206,6 +222,8 @@ def _plot(results: dict[str, Any], path: Path) -> None:
     fig, ax = plt.subplots(figsize=(8, 3.8))
     width = 0.2
     for j, arm in enumerate(ARMS):
+        if any(arm not in r["success"] for r in results.values()):
+            continue
         xs = [i + (j - 1.5) * width for i in range(len(results))]
         ys = [100 * r["success"][arm] for r in results.values()]
         err = None

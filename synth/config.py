@@ -64,6 +64,12 @@ class SynthConfig:
             a test task calls is trained, and held-out tasks are new requests on new entities.
         optional_rate: Chance of passing an optional parameter that has values and a template slot.
         max_attempts: Candidate chains tried per task wanted before giving up.
+        ask_to_confirm: Tasks for a run with a simulated user, whose tools then say to ask before
+            an irreversible action (`gym_mcp.tasks.dialogue.confirmation_note`): a complete or
+            distractor task with such an action carries a user too, and its reference dialogue
+            asks first, as a ``confirmation`` task's does. False (tasks played without a user):
+            such a task's reference acts at once, which with a user present would teach the
+            model to ignore what the tool says.
         nondeterministic: What to do with a task whose replay does not reach the state the run
             that made it reached, replayed twice from fresh copies of its initial state, when the
             two replays end in different states (a server that mints random ids or timestamps the
@@ -87,6 +93,7 @@ class SynthConfig:
     heldout_tools: bool = True
     optional_rate: float = 0.3
     max_attempts: int = 30
+    ask_to_confirm: bool = False
     nondeterministic: Literal["volatile", "refuse"] = "volatile"
 
     @classmethod

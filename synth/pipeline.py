@@ -37,7 +37,7 @@ from gym_mcp.specs import ServerSpec, is_spec_file, load_spec
 from gym_mcp.synth.arguments import ArgumentFiller
 from gym_mcp.synth.chain import Chain
 from gym_mcp.synth.config import IRRELEVANT_REQUESTS, SynthConfig, SynthResult
-from gym_mcp.synth.dialogue import dialogue, hide_param, scenario
+from gym_mcp.synth.dialogue import confirm_calls, dialogue, hide_param, scenario
 from gym_mcp.synth.graph import ToolGraph, ToolSpec, cache_dir, kit_tools, schema_hash, shape, tool_specs
 from gym_mcp.synth.hints import apply_hints, check_hints
 from gym_mcp.synth.infer import infer_specs
@@ -452,6 +452,8 @@ class _Synthesizer:
                 self.paraphrased += 1
             else:
                 self.rejects["paraphrase dropped a value (template kept)"] += 1
+        if user is None and self.config.ask_to_confirm and confirm_calls(chain, self.by_name):
+            user = scenario(chain, self.by_name, [instruction], [len(chain.calls)])
         length, deps = len(chain.calls), chain.refs
         difficulty = "easy" if length == 1 else "hard" if length >= 4 or deps >= 2 else "medium"
         difficulty_meta = {

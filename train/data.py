@@ -341,7 +341,11 @@ def run_tasks(config: TrainConfig) -> list[Any]:
     names = ", ".join(f"{s} {n}" for s, n in counts.items())
     print(f"synthesizing {sum(counts.values())} tasks ({names}), each verified by replay", file=sys.stderr)
     settings = SynthConfig(
-        n=config.n_tasks, seed=config.seed, max_chain=config.max_chain, heldout_tools=config.held_out_tools
+        n=config.n_tasks,
+        seed=config.seed,
+        max_chain=config.max_chain,
+        heldout_tools=config.held_out_tools,
+        ask_to_confirm=bool(config.user),  # with a user, the tools say to ask: so does every reference
     )
     if config.dialogue_share and config.user:
         plain = {k: v * (1 - config.dialogue_share) for k, v in settings.variants.items()}

@@ -65,3 +65,37 @@ def test_default_synthesis_is_unchanged_by_dialogue() -> None:
     tasks = synthesize("banking", SynthConfig(n=20, seed=2)).tasks
     assert {t.variant for t in tasks} <= {"complete", "missing_param", "distractors", "irrelevant"}
     assert all(t.user is None for t in tasks if t.variant != "missing_param")
+
+
+def test_with_ask_to_confirm_every_irreversible_action_is_asked_for_first() -> None:
+    """A run with a user shows "Ask the user to confirm" on those tools: no reference may skip it."""
+    from gym_mcp.servers import get_kit
+    from gym_mcp.tasks.dialogue import needs_confirmation
+
+    rules = {name: info.confirm for name, info in get_kit("banking").tools.items()}
+    plain = synthesize("banking", SynthConfig(n=60, seed=4)).tasks
+    asked = synthesize("banking", SynthConfig(n=60, seed=4, ask_to_confirm=True)).tasks
+
+    def needs(task: Task) -> bool:
+        return any(needs_confirmation(rules[c["name"]], c["arguments"]) for c in task.reference_calls)
+
+    # the same requests; those with an irreversible action now carry a user that asks first
+    assert [(t.id, t.variant, t.reference_calls) for t in plain] == [
+        (t.id, t.variant, t.reference_calls) for t in asked
+    ]
+    acting = [t for t in asked if t.variant in ("complete", "distractors") and needs(t)]
+    assert len(acting) >= 3
+    assert all(t.user is None for t in plain if t.variant in ("complete", "distractors"))
+    env = MCPEnv("banking", user="scripted", max_steps=40)
+    try:
+        for task in acting:
+            assert task.user is not None and task.user.confirm, task.id
+            info = play(env, task, task.reference_dialogue()).info
+            assert info["reward_terms"]["success"] == 1.0, (task.id, info["messages"])
+            skipped = [
+                a for a in task.reference_dialogue() if not (isinstance(a, str) and a.endswith("Shall I go ahead?"))
+            ]
+            info = play(env, task, skipped).info
+            assert info["reward_terms"]["success"] == 0.0, task.id
+    finally:
+        env.close()
