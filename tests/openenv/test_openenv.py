@@ -482,3 +482,18 @@ def test_a_served_pool_freezes_what_its_environments_keep_and_unfreezes_on_close
         assert gc.get_freeze_count() == 0
     finally:
         plain.close()
+
+
+def test_websocket_compression_is_offered_only_when_asked(banking: Any) -> None:
+    """Replies go uncompressed unless ``--ws-compression`` (compressing every ~1 KB step cost CPU)."""
+    from websockets.asyncio.client import connect
+
+    async def extensions(url: str) -> list[str]:
+        ws_url = url.replace("http://", "ws://") + "/ws"
+        async with connect(ws_url, proxy=None) as ws:  # the client offers permessage-deflate
+            return [type(e).__name__ for e in ws.protocol.extensions]
+
+    url, path, _ = banking
+    assert asyncio.run(extensions(url)) == []
+    with served("banking", "--tasks", str(path), "--ws-compression") as compressed:
+        assert asyncio.run(extensions(compressed)) == ["PerMessageDeflate"]
