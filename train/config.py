@@ -178,6 +178,11 @@ class TrainConfig:
         dialogue_share: Share of the synthesized tasks that are dialogue tasks (staged requests,
             a change of mind, a confirmation; equal parts), besides the missing-parameter ones
             (see `SynthConfig.dialogue`); 0 synthesizes exactly the plain mix.
+        ask_to_confirm: With a user, a complete or distractor task whose calls include an
+            irreversible action carries a user too, and its reference asks first
+            (`SynthConfig.ask_to_confirm`): the tools then say to ask, and without it 41 of the
+            main job's 300 tasks show acting at once against 15 confirmation tasks that ask (the
+            trained model asked in 0 of 4). Off until the main job is measured with it on.
         guided_calls: Decode tool calls under the shown tools' JSON schemas in evaluation and
             rollouts (xgrammar, as vLLM's structured outputs do; see `gym_mcp.policies.guided`): once
             the model opens a call it can write only a listed tool, that tool's own arguments and
@@ -258,6 +263,7 @@ class TrainConfig:
     user: str = "scripted"
     grpo_user: str = ""
     dialogue_share: float = 0.2
+    ask_to_confirm: bool = False
     guided_calls: bool = True
     prompt_format: str = "auto"
     report_to: list[str] = field(default_factory=list)

@@ -345,7 +345,7 @@ def run_tasks(config: TrainConfig) -> list[Any]:
         seed=config.seed,
         max_chain=config.max_chain,
         heldout_tools=config.held_out_tools,
-        ask_to_confirm=bool(config.user),  # with a user, the tools say to ask: so does every reference
+        ask_to_confirm=config.ask_to_confirm and bool(config.user),
     )
     if config.dialogue_share and config.user:
         plain = {k: v * (1 - config.dialogue_share) for k, v in settings.variants.items()}
