@@ -19,8 +19,12 @@ sessions-server process instead). Targets (issue 37): at 256 sessions >= 800 ste
 composition over OpenEnv's own ``GenericEnvClient`` and checks every reward is 1.0 and every final
 fingerprint equals the same episode played through ``gym.make`` (exit status 1 otherwise).
 
+``--against REV`` serves a git revision of this repository (a worktree, imported ahead of the
+installed package) as a third arm, and ``--rounds R`` runs every arm R times in turn: a head to
+head with an earlier version under the same drift.
+
 Run: ``python benchmarks/bench_openenv.py [--sessions 16 64 256] [--steps 20] [--transport
-inprocess|stdio] [--reference 100] [--quick] [--out DIR]``.
+inprocess|stdio] [--reference 100] [--against REV] [--rounds R] [--quick] [--out DIR]``.
 """
 
 from __future__ import annotations
@@ -30,10 +34,12 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -108,11 +114,52 @@ def _wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 600) -
     raise RuntimeError("server did not listen")
 
 
-def _start(arm: str, port: int, transport: str, log: Path) -> subprocess.Popen[bytes]:
+# Runs gym-mcp's CLI from another checkout (argv[1]): its packages are imported from there, laid
+# out as pyproject's package-dir says, ahead of the installed ones; its dependencies are this venv's.
+OTHER_CHECKOUT = """
+import importlib.abc, importlib.util, runpy, sys, tomllib
+from pathlib import Path
+root = Path(sys.argv.pop(1))
+dirs = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+packages = {name: root / folder for name, folder in dirs.items()}
+
+class Checkout(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name not in packages:
+            return None
+        init = packages[name] / "__init__.py"
+        return importlib.util.spec_from_file_location(name, init, submodule_search_locations=[str(packages[name])])
+
+sys.meta_path.insert(0, Checkout())
+runpy.run_module("gym_mcp.cli", run_name="__main__")
+"""
+
+
+@contextlib.contextmanager
+def _checkout(rev: str) -> Iterator[Path]:
+    """A detached worktree of this repository at ``rev``, removed afterwards."""
+    repo = Path(__file__).resolve().parent.parent
+    folder = Path(tempfile.mkdtemp(prefix="bench-openenv-rev-")) / "tree"
+    done = subprocess.run(
+        ["git", "-C", str(repo), "worktree", "add", "--detach", str(folder), rev],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"--against {rev}: git worktree failed: {done.stderr.strip().splitlines()[-1:]}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["git", "-C", str(repo), "worktree", "remove", "--force", str(folder)], check=False)
+
+
+def _start(arm: str, port: int, transport: str, log: Path, checkout: Path | None = None) -> subprocess.Popen[bytes]:
     if arm == "trivial":
         cmd = [sys.executable, "-c", TRIVIAL_APP, str(port)]
     else:
-        cmd = [sys.executable, "-m", "gym_mcp.cli", "serve-openenv", "banking", "--port", str(port)]
+        cli = ["-c", OTHER_CHECKOUT, str(checkout)] if checkout is not None else ["-m", "gym_mcp.cli"]
+        cmd = [sys.executable, *cli, "serve-openenv", "banking", "--port", str(port)]
         cmd += ["--max-sessions", "4096", "--transport", transport]
     with contextlib.suppress(OSError):
         os.sched_setaffinity(0, {1})
@@ -179,11 +226,22 @@ async def _load(arm: str, port: int, pid: int, n: int, steps: int) -> dict[str, 
     }
 
 
-def load_phase(ns: list[int], steps: int, transport: str, out: Path) -> list[dict[str, Any]]:
+def load_phase(
+    ns: list[int],
+    steps: int,
+    transport: str,
+    out: Path,
+    against: tuple[str, Path] | None = None,
+    rounds: int = 1,
+) -> list[dict[str, Any]]:
+    """Each arm's server in turn under the load, ``rounds`` times; ``against``: (name, checkout) of a third arm."""
     rows = []
-    for arm in ("trivial", "gym-mcp"):
+    arms = ["trivial", "gym-mcp", *([against[0]] if against else [])]
+    for arm in arms * rounds:
         port = free_port()
-        proc = _start(arm, port, transport, out / f"openenv-{arm}.log")
+        checkout = against[1] if against and arm == against[0] else None
+        log = out / f"openenv-{re.sub(r'[^A-Za-z0-9_.-]', '-', arm)}.log"
+        proc = _start("trivial" if arm == "trivial" else "gym-mcp", port, transport, log, checkout)
         try:
             asyncio.run(_load(arm, port, proc.pid, 4, 3))  # warm up: imports, first env built
             for i, n in enumerate([*ns, max(ns)]):
@@ -270,6 +328,27 @@ def reference_phase(n: int, out: Path) -> dict[str, Any]:
     return {"per_env": results, "failed": bad}
 
 
+def _head_to_head(rows: list[dict[str, Any]], against: str) -> dict[str, Any]:
+    """This checkout against ``against`` at each N: steps/s ratio per round (in turn) and mean p99."""
+    out: dict[str, Any] = {}
+    for n, warm in dict.fromkeys((r["sessions"], r["warm"]) for r in rows):
+        mine = [r for r in rows if r["arm"] == "gym-mcp" and (r["sessions"], r["warm"]) == (n, warm)]
+        theirs = [r for r in rows if r["arm"] == against and (r["sessions"], r["warm"]) == (n, warm)]
+        ratios = [a["steps_per_s"] / b["steps_per_s"] for a, b in zip(mine, theirs, strict=True)]
+        label = f"{n}{' warm' if warm else ''}"
+        out[label] = {
+            "ratio_per_round": ratios,
+            "steps_per_s": [sum(r["steps_per_s"] for r in x) / len(x) for x in (mine, theirs)],
+            "p99_ms": [sum(r["p99_ms"] for r in x) / len(x) for x in (mine, theirs)],
+        }
+        print(
+            f"N={label:>8}: this checkout / {against}: steps/s x{', x'.join(f'{q:.2f}' for q in ratios)}; "
+            f"p99 {out[label]['p99_ms'][0]:.0f} vs {out[label]['p99_ms'][1]:.0f} ms",
+            flush=True,
+        )
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", type=int, nargs="+", default=[16, 64, 256])
@@ -277,6 +356,10 @@ def main() -> int:
     parser.add_argument("--transport", choices=["inprocess", "stdio"], default="inprocess")
     parser.add_argument("--reference", type=int, default=0, help="reference episodes per environment (0: skip)")
     parser.add_argument("--quick", action="store_true", help="N=16 and 64, 10 steps, 5 reference episodes")
+    parser.add_argument(
+        "--against", default=None, help="a git revision served as a third arm (head to head with this checkout)"
+    )
+    parser.add_argument("--rounds", type=int, default=1, help="times each arm's server runs the load, in turn")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args()
     if args.quick:
@@ -284,7 +367,13 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.time()
     print(f"load: {args.sessions} sessions x reset + {args.steps} steps; server on core 0, load on core 1", flush=True)
-    rows = load_phase(args.sessions, args.steps, args.transport, args.out)
+    if args.rounds < 1:
+        parser.error("--rounds must be >= 1")
+    with contextlib.ExitStack() as stack:
+        against = None
+        if args.against:
+            against = (args.against, stack.enter_context(_checkout(args.against)))
+        rows = load_phase(args.sessions, args.steps, args.transport, args.out, against, args.rounds)
     print(
         table(
             ["arm", "N", "steps/s", "p50 ms", "p99 ms", "MB/session", "failures"],
@@ -304,6 +393,8 @@ def main() -> int:
         )
     )
     result: dict[str, Any] = {"transport": args.transport, "steps": args.steps, "load": rows}
+    if args.against:
+        result["head_to_head"] = _head_to_head(rows, args.against)
     status = 0
     if args.reference:
         result["reference"] = reference_phase(args.reference, args.out)
