@@ -19,6 +19,11 @@ def dialogue_tasks(request: pytest.FixtureRequest) -> list[Task]:
     return synthesize(request.param, SynthConfig.dialogue(n=30, seed=3)).tasks
 
 
+def _without_asking(task: Task) -> list[object]:
+    """The task's reference dialogue with every request for a yes left out (acting at once)."""
+    return [a for a in task.reference_dialogue() if not (isinstance(a, str) and a.endswith("Shall I go ahead?"))]
+
+
 def test_every_kind_is_made_and_labelled(dialogue_tasks: list[Task]) -> None:
     kinds = {t.variant for t in dialogue_tasks}
     assert len(kinds & set(DIALOGUE_KINDS)) >= 3, kinds
@@ -52,10 +57,7 @@ def test_reference_dialogue_scores_and_shortcuts_do_not(dialogue_tasks: list[Tas
                 assert info["reward_terms"]["success"] == 0.0, task.id
                 assert info["reward_terms"]["asked_when_needed"] == 0.0
             if task.variant in ("confirmation", "change_of_mind"):  # acting without asking for a yes
-                skipped = [
-                    a for a in task.reference_dialogue() if not (isinstance(a, str) and a.endswith("Shall I go ahead?"))
-                ]
-                info = play(env, task, skipped).info
+                info = play(env, task, _without_asking(task)).info
                 assert info["reward_terms"]["success"] == 0.0, task.id
     finally:
         env.close()
@@ -92,10 +94,7 @@ def test_with_ask_to_confirm_every_irreversible_action_is_asked_for_first() -> N
             assert task.user is not None and task.user.confirm, task.id
             info = play(env, task, task.reference_dialogue()).info
             assert info["reward_terms"]["success"] == 1.0, (task.id, info["messages"])
-            skipped = [
-                a for a in task.reference_dialogue() if not (isinstance(a, str) and a.endswith("Shall I go ahead?"))
-            ]
-            info = play(env, task, skipped).info
+            info = play(env, task, _without_asking(task)).info
             assert info["reward_terms"]["success"] == 0.0, task.id
     finally:
         env.close()
