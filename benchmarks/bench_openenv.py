@@ -181,6 +181,7 @@ async def _load(arm: str, port: int, pid: int, n: int, steps: int) -> dict[str, 
 
     url = f"ws://127.0.0.1:{port}/ws"
     latencies: list[float] = []
+    last: list[float] = []  # each session's final step (the episode's reward on its final state)
     failures = 0
     rss_before = _tree_rss_kb(pid)
     sockets = []
@@ -203,6 +204,8 @@ async def _load(arm: str, port: int, pid: int, n: int, steps: int) -> dict[str, 
             await ws.send(json.dumps({"type": "step", "data": _action(arm, i)}))
             reply = json.loads(await ws.recv())
             latencies.append(time.perf_counter() - t)
+            if i == steps - 1:
+                last.append(latencies[-1])
             failures += reply.get("type") == "error"
 
     t0, c0 = time.perf_counter(), _cpu_s(pid)
@@ -219,6 +222,7 @@ async def _load(arm: str, port: int, pid: int, n: int, steps: int) -> dict[str, 
         "steps_per_s": len(latencies) / wall,
         "p50_ms": quantile(latencies, 0.5) * 1e3 if latencies else float("nan"),
         "p99_ms": quantile(latencies, 0.99) * 1e3 if latencies else float("nan"),
+        "last_p50_ms": quantile(last, 0.5) * 1e3 if last else float("nan"),
         "mb_per_session": (rss_open - rss_before) / 1024 / n,
         "server_cpu_ms_per_step": cpu / max(1, len(latencies)) * 1e3,
         "server_cpu_busy": cpu / wall,
@@ -251,7 +255,8 @@ def load_phase(
                 label = f"{n}{' warm' if warm else ''}"
                 print(
                     f"  {arm:8} N={label:>8}: {row['steps_per_s']:7.0f} steps/s  p50 {row['p50_ms']:6.1f} ms  "
-                    f"p99 {row['p99_ms']:7.1f} ms  {row['mb_per_session']:.2f} MB/session  "
+                    f"p99 {row['p99_ms']:7.1f} ms  last step p50 {row['last_p50_ms']:6.1f} ms  "
+                    f"{row['mb_per_session']:.2f} MB/session  "
                     f"cpu {row['server_cpu_ms_per_step']:.2f} ms/step ({row['server_cpu_busy']:.0%} busy)  "
                     f"failures {row['failures']}",
                     flush=True,

@@ -23,6 +23,7 @@ action. The core holds what they have in common:
 from __future__ import annotations
 
 import copy
+import pickle
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -78,6 +79,21 @@ class EpisodeSnapshot:
     limits: tuple[Limit, ...] = ()
     task_cursor: int = 0
     outcome: tuple[bool, bool] | None = None
+
+
+def _copied(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A deep copy of a conversation, through pickle where it can (5x faster than `copy.deepcopy`).
+
+    Every final step copies the episode's messages for the reward functions (what they see must
+    not be what the env goes on to change): 40 messages of a Banking episode took 120 us with
+    `copy.deepcopy`, a quarter of that step. Messages that pickle cannot take (a caller's own
+    objects in them) are deep-copied as before.
+    """
+    try:
+        copied: list[dict[str, Any]] = pickle.loads(pickle.dumps(list(messages), pickle.HIGHEST_PROTOCOL))
+    except Exception:  # anything pickle refuses: what deepcopy does with it is the contract
+        return copy.deepcopy(list(messages))
+    return copied
 
 
 def reward_terms(reward_fn: RewardFn, episode: Episode) -> dict[str, float]:
@@ -361,7 +377,7 @@ class EpisodeCore(ABC):
         """The `EpisodeSnapshot` fields of the episode now."""
         return {
             "state": self._require_live().state.snapshot(),
-            "messages": tuple(copy.deepcopy(self.messages)),
+            "messages": tuple(_copied(self.messages)),
             "calls": tuple(self.calls),
             "counters": dict(self.counters),
             "steps": self.steps,
@@ -378,7 +394,7 @@ class EpisodeCore(ABC):
     def _restore_fields(self, snap: EpisodeSnapshot) -> None:
         """Restore the server's state and the shared bookkeeping from ``snap`` (the server must be live)."""
         self._require_live().state.restore(snap.state)
-        self.messages = [dict(m) for m in copy.deepcopy(snap.messages)]
+        self.messages = [dict(m) for m in _copied(snap.messages)]
         self.calls = list(snap.calls)
         self.counters = dict(snap.counters)
         self.steps = snap.steps
@@ -412,7 +428,7 @@ class EpisodeCore(ABC):
         return Episode(
             task=self._episode_task(),
             calls=tuple(self.calls),
-            messages=tuple(copy.deepcopy(self.messages)),
+            messages=tuple(_copied(self.messages)),
             final_answer=self.final_answer,
             # parts a task's replay found minted (metadata["volatile"]) are judged as volatile
             final_fingerprint=self._final_fingerprint(),

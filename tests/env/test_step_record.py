@@ -86,6 +86,22 @@ def test_episode_is_what_the_reward_read(env: Any) -> None:
     assert reward == gym_mcp.state_match(done)
 
 
+def test_the_episode_a_reward_reads_is_a_copy_that_cannot_change_the_env(env: Any) -> None:
+    env.reset(seed=0)
+    env.step(DEPOSIT)
+    seen = env.unwrapped.episode()
+    seen.messages[-1]["content"] = "changed by a reward function"
+    seen.messages[0].clear()
+    again = env.unwrapped.episode()
+    assert again.messages[0] and again.messages[-1]["content"] != "changed by a reward function"
+    assert again.messages[1] == seen.messages[1]  # what the reward did not touch is equal
+    # a caller's own object in a message (pickle refuses a lambda) is deep-copied as before
+    env.unwrapped.core.messages[-1]["extra"] = [lambda: 1]
+    copied = env.unwrapped.episode()
+    assert copied.messages[-1]["extra"] is not env.unwrapped.core.messages[-1]["extra"]
+    assert copied.messages[-1]["extra"][0] is env.unwrapped.core.messages[-1]["extra"][0]
+
+
 def test_episode_names_the_limit_that_truncated_it() -> None:
     env = gym.make("gym_mcp/Banking-v0", max_steps=2)
     try:

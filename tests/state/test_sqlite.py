@@ -79,6 +79,24 @@ def test_fingerprint_is_the_rows_hash_and_a_state_seen_before_comes_from_the_dig
     assert state.fingerprint() == first
 
 
+def test_the_digest_leaves_out_the_header_counters_and_only_them(state: SQLiteState) -> None:
+    import hashlib
+
+    from gym_mcp.state.base import _sqlite_content
+
+    data = state.snapshot().data
+    assert Snapshot.of("sqlite", data).digest == hashlib.sha256(_sqlite_content(data)).hexdigest()
+    counters = bytearray(data)
+    for offset in (24, 40, 92, 96):  # change counter, schema cookie, version-valid-for, library version
+        counters[offset + 3] ^= 0xFF
+    assert Snapshot.of("sqlite", bytes(counters)).digest == Snapshot.of("sqlite", data).digest
+    for offset in (28, 44, 60, 100, len(data) - 1):  # page count, schema format, user version, content
+        other = bytearray(data)
+        other[offset] ^= 0x01
+        assert Snapshot.of("sqlite", bytes(other)).digest != Snapshot.of("sqlite", data).digest, offset
+    assert Snapshot.of("sqlite", b"short").digest == hashlib.sha256(b"short").hexdigest()
+
+
 def test_diff_rows_added_removed_changed(state: SQLiteState) -> None:
     before = state.snapshot()
     state.connection.execute("INSERT INTO accounts VALUES ('A9', 'new', 5, 'x')")
