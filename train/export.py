@@ -327,8 +327,17 @@ def _json(path: Path) -> dict[str, Any]:
 
 
 def _settings(config: Mapping[str, Any]) -> str:
-    keys = ("server", "sft_steps", "grpo_steps", "learning_rate", "lora_r", "lora_alpha", "lora_targets", "seed")
-    return ", ".join(f"{k} = {json.dumps(config[k])}" for k in keys if k in config)
+    keys: tuple[str, ...] = ("server", "servers", "eval_servers", "sft_steps", "grpo_steps", "learning_rate")
+    keys += ("precision", "lora_r", "lora_alpha", "lora_targets", "seed")
+    return ", ".join(f"{k} = {json.dumps(config[k])}" for k in keys if config.get(k) not in (None, "", [], {}))
+
+
+def _servers(config: Mapping[str, Any]) -> list[str]:
+    """The servers a run trained on, as its ``config.json`` names them (see `TrainConfig.train_servers`)."""
+    from gym_mcp.train.config import MAIN_JOB_SERVERS
+
+    named = config.get("servers") or ([config["server"]] if config.get("server") else list(MAIN_JOB_SERVERS))
+    return [str(name) for name in named]
 
 
 def model_card(folder: RunFolder, base: str, fmt: str, *, merged: bool) -> str:
@@ -343,7 +352,7 @@ def model_card(folder: RunFolder, base: str, fmt: str, *, merged: bool) -> str:
     from gym_mcp.policies.weights import DEFAULT_MODEL_GGUF, DEFAULT_MODEL_HUB_ID
 
     config = folder.config
-    server = str(config.get("server", "?"))
+    server = ", ".join(_servers(config))
     front = ["---", f"base_model: {base}", f"library_name: {'transformers' if merged else 'peft'}"]
     front += ["pipeline_tag: text-generation", "tags:", "- gym-mcp", "- tool-calling", "- lora", "---", ""]
     title = f"{base} with a LoRA adapter merged in" if merged else f"a LoRA adapter for {base}"
@@ -351,9 +360,9 @@ def model_card(folder: RunFolder, base: str, fmt: str, *, merged: bool) -> str:
         *front,
         f"# {server} tool calling: {title}",
         "",
-        f"Trained with gym-mcp (`gym-mcp train`) on live `{server}` MCP server episodes "
-        "(supervised warm start on replay-verified reference conversations, then GRPO on the "
-        "environment's state-grounded reward).",
+        f"Trained with gym-mcp (`gym-mcp train`) on live episodes of MCP servers ({server}): a "
+        "supervised warm start on replay-verified reference conversations, then GRPO on the "
+        "environment's state-grounded reward.",
         "",
         "## Base model",
         "",

@@ -31,6 +31,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from gym_mcp.errors import ConfigError
 from gym_mcp.progress import Progress
 from gym_mcp.train.config import TrainConfig, check_resumable, make_reward
 from gym_mcp.train.data import Example, held_out_split, run_tasks, sft_batch_indices
@@ -398,7 +399,7 @@ class GymTrainer:
         from gym_mcp.policies.prompt import prompt_format
         from gym_mcp.tasks import DIALOGUE_KINDS, save_tasks
         from gym_mcp.train.data import schema_ordered
-        from gym_mcp.train.loading import call_grammar
+        from gym_mcp.train.loading import call_grammar, mixed_precision
         from gym_mcp.train.rollouts import server_tools
         from gym_mcp.train.schedule import position_scheduler, sft_scheduler
 
@@ -411,12 +412,21 @@ class GymTrainer:
         (out / "config.json").write_text(json.dumps(asdict(c), indent=1))
         torch.manual_seed(c.seed)
         # accelerate places the model on the device (GPU when there is one) and, under
-        # `accelerate launch`, wraps it for DDP; mixed precision where the device has it.
+        # `accelerate launch`, wraps it for DDP; bf16 autocast where `TrainConfig.precision`
+        # says: the model's forward runs under it, generation included.
         use_gpu = torch.cuda.is_available()
-        precision = "bf16" if use_gpu and torch.cuda.is_bf16_supported() else "no"
-        self.accelerator = Accelerator(
-            cpu=not use_gpu, mixed_precision=precision, log_with=c.report_to or None, project_dir=str(out)
-        )
+        precision = mixed_precision(c.precision, use_gpu)
+        try:
+            self.accelerator = Accelerator(
+                cpu=not use_gpu, mixed_precision=precision, log_with=c.report_to or None, project_dir=str(out)
+            )
+        except ValueError as exc:  # accelerate keeps one mixed precision per process
+            if "already been initialized" not in str(exc):
+                raise
+            raise ConfigError(
+                f"precision: this process already trained with another precision and accelerate keeps the "
+                f"first for the whole process; run the {c.precision!r} run in a new process"
+            ) from None
         if c.report_to:
             self.accelerator.init_trackers("gym-mcp", config={k: str(v) for k, v in asdict(c).items()})
         model, self.tokenizer = self.load_model()

@@ -29,6 +29,7 @@ from gym_mcp.train import TrainConfig
         (b'eval_servers = ["banking"]\n', "eval_servers: banking also trained on"),
         (b'eval_servers = ["nowhere"]\n', "eval_servers: unknown server(s) 'nowhere'"),
         (b'server = "nowhere"\n', "server: unknown server(s) 'nowhere'"),
+        (b'server = "crm"\nservers = ["banking", "maps"]\n', "server: 'crm' beside servers; name the training"),
         (b'tasks = "t.jsonl"\nservers = ["crm"]\n', "servers: a tasks file's tasks name their own servers"),
     ],
 )
@@ -40,6 +41,19 @@ def test_wrong_types_and_bytes_are_one_line(tmp_path: Path, text: bytes, message
     assert message in str(caught.value)
     assert str(path) in str(caught.value)
     assert "\n" not in str(caught.value)
+
+
+def test_the_servers_trained_on_main_job_one_server_or_several() -> None:
+    from gym_mcp.train.config import MAIN_JOB_SERVERS
+
+    assert TrainConfig().train_servers == MAIN_JOB_SERVERS and len(MAIN_JOB_SERVERS) >= 2
+    assert TrainConfig(server="crm").train_servers == {"crm": 1.0}  # one server names the run's only one
+    assert TrainConfig(servers=["crm", "maps"]).train_servers == {"crm": 0.5, "maps": 0.5}
+    assert TrainConfig(servers={"crm": 0.25, "maps": 0.75}, eval_servers=["banking"]).all_servers == [
+        "crm",
+        "maps",
+        "banking",
+    ]
 
 
 def test_the_shipped_configs_still_load() -> None:
