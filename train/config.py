@@ -100,7 +100,9 @@ class TrainConfig:
             2 x 96 steps wrote 16%, 28% and 41% of the held-out tasks' reference conversations
             exactly (every turn the greedy choice under teacher forcing).
         sft_per_turn: Weigh every assistant turn the same in the SFT loss (see `sft_step`), so the
-            decision to stop calling counts as much as a call; False: the plain token mean.
+            decision to stop calling counts as much as a call; False: the plain token mean. On
+            the main job (seed 0, the same 64 held-out tasks) it solved 40.6% against the token
+            mean's 62.5% (paired: -21.9 points, 95% CI -32.8 to -10.9; 1 vs 15 discordant).
         sft_decision_weight: Extra weight on each assistant turn's first token, where the model
             decides between calling and answering (see `sft_step`); 0 disables it.
         sft_chain_repeats: A task with ``k`` reference calls gives ``k`` copies of its

@@ -95,11 +95,15 @@ def test_the_episode_a_reward_reads_is_a_copy_that_cannot_change_the_env(env: An
     again = env.unwrapped.episode()
     assert again.messages[0] and again.messages[-1]["content"] != "changed by a reward function"
     assert again.messages[1] == seen.messages[1]  # what the reward did not touch is equal
-    # a caller's own object in a message (pickle refuses a lambda) is deep-copied as before
-    env.unwrapped.core.messages[-1]["extra"] = [lambda: 1]
-    copied = env.unwrapped.episode()
-    assert copied.messages[-1]["extra"] is not env.unwrapped.core.messages[-1]["extra"]
-    assert copied.messages[-1]["extra"][0] is env.unwrapped.core.messages[-1]["extra"][0]
+
+
+def test_a_message_pickle_refuses_is_deep_copied_as_before() -> None:
+    from gym_mcp.env.core import _copied
+
+    messages = [{"role": "user", "content": "hi", "extra": [lambda: 1]}]  # a caller's own object
+    copied = _copied(messages)
+    assert copied == messages and copied[0] is not messages[0]
+    assert copied[0]["extra"] is not messages[0]["extra"] and copied[0]["extra"][0] is messages[0]["extra"][0]
 
 
 def test_episode_names_the_limit_that_truncated_it() -> None:
