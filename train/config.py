@@ -42,13 +42,16 @@ RENAMED_KEYS: dict[str, str] = {
 
 
 SCHEDULES = ("constant", "linear", "cosine")
-PRECISIONS = ("auto", "bf16", "fp32")
 """The SFT learning-rate schedules `TrainConfig.lr_scheduler_type` names (transformers' names)."""
 
+PRECISIONS = ("auto", "bf16", "fp32")
+"""The values `TrainConfig.precision` takes (``"auto"``: bf16 on a GPU that has it, fp32 on a CPU)."""
+
 REWARDS = ("grounded", "prove", "mua_rl")
+"""The training rewards `TrainConfig.reward` names (see `CompositeReward`)."""
+
 MAIN_JOB_SERVERS: dict[str, float] = {"banking": 0.5, "shopping": 0.5}
 """The training servers of a run whose config names none (``servers`` and ``server`` empty): the main job's."""
-"""The training rewards `TrainConfig.reward` names (see `CompositeReward`)."""
 
 
 @dataclass

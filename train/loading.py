@@ -47,9 +47,8 @@ def load_lora_model(model: str | os.PathLike[str], lora_config: Any, *, last_lay
 def mixed_precision(precision: str, gpu: bool) -> str:
     """Accelerate's ``mixed_precision`` (``"bf16"`` or ``"no"``) for a `TrainConfig.precision`.
 
-    ``"auto"`` is bf16 on a CUDA GPU that supports it and fp32 on a CPU: on the two-core CI
-    machine, whose CPU has AVX512-BF16, the main job in bf16 took 811 s against 862 s, peaked at
-    5.24 GB against 3.86 GB, and solved 7.8 points fewer held-out tasks (95% CI -1.6 to +17.2).
+    ``"auto"`` is bf16 on a CUDA GPU that supports it and fp32 on a CPU (where bf16 measured
+    not worth it: the figures are in `TrainConfig.precision`'s description).
     """
     if precision != "auto":
         return "bf16" if precision == "bf16" else "no"
