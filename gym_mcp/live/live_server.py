@@ -135,14 +135,7 @@ class LiveServer:
             ServerCrashedError: A part could not be started again.
         """
         parts = [p for p in self.parts if p.restart_on_reset]
-
-        async def down_from(i: int) -> None:  # parts[i:] stopped, the state restored, then started again
-            if i == len(parts):
-                restore()
-            else:
-                await parts[i].connection.relaunch(lambda: down_from(i + 1))
-
-        await down_from(0)
+        await _relaunch_from(parts, 0, restore)
         return len(parts)
 
     @property
@@ -204,3 +197,15 @@ class ServerSource(ABC):
     @abstractmethod
     def initial_snapshot(self, seed: int) -> Snapshot:
         """The state an episode with data seed ``seed`` starts from."""
+
+
+async def _relaunch_from(parts: list[LivePart], i: int, restore: Callable[[], object]) -> None:
+    """Stop ``parts[i:]``, restore the state, start them again (innermost first out).
+
+    A module function rather than a closure that calls itself: that closure is a reference
+    cycle, left to the collector after every reset.
+    """
+    if i == len(parts):
+        restore()
+    else:
+        await parts[i].connection.relaunch(lambda: _relaunch_from(parts, i + 1, restore))

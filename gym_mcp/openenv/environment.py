@@ -29,7 +29,9 @@ import functools
 import gc
 import secrets
 import threading
+import time
 import uuid
+import weakref
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, TypeVar
 
@@ -85,10 +87,14 @@ class EnvPool:
             CPU work on this process's one interpreter (more at once only adds thread switches:
             64 sessions on Banking-v0 made 1,100 steps/s at 1 to 4 in flight, 920 at 64), and 32
             for servers in other processes, whose calls wait on I/O that others can overlap.
-        freeze_gc: Take what a new environment keeps out of the garbage collector's full scans
-            after its first reset (`settle`). For a process that serves the pool (the CLI's
-            ``serve-openenv`` turns it on); it changes the collector for the whole process.
+        freeze_gc: Keep what lives long out of the garbage collector's full scans (`settle`,
+            `tick`). For a process that serves the pool (the CLI's ``serve-openenv`` turns it
+            on); it changes the collector for the whole process.
+        settle_every_s: With ``freeze_gc``: the least time between two settles of `tick`.
     """
+
+    RECLAIM_GROWTH = 1.5
+    """With ``freeze_gc``: a full collection runs when the process's peak memory grew by this factor."""
 
     def __init__(
         self,
@@ -97,11 +103,17 @@ class EnvPool:
         max_idle: int = 256,
         max_in_flight: int | None = None,
         freeze_gc: bool = False,
+        settle_every_s: float = 1.0,
     ) -> None:
         self.recipe = recipe
         self.max_idle = max_idle
         self.freeze_gc = freeze_gc
+        self.settle_every_s = settle_every_s
         self._froze = False
+        self._settled_at = 0.0  # time.monotonic() of the last settle
+        self._rss_base = 0  # the process's peak memory at the first settle or the last reclaim
+        self.settles = 0
+        self.reclaims = 0
         self._idle: list[gym.Env[Any, Any]] = []
         self._lock = threading.Lock()
         self._sessions: dict[str, GymMCPEnvironment] = {}
@@ -133,20 +145,57 @@ class EnvPool:
         return self.recipe.make(), True
 
     def settle(self) -> None:
-        """After a new environment's first reset: what it keeps leaves the collector's full scans.
+        """Take what lives now out of the collector's full scans (`gc.freeze`), young garbage first.
 
         A served pool keeps hundreds of environments alive (an MCP server, its database and its
-        tools' models each, about 1 MB), and Python's full collections scan every live object:
-        with 256 Banking-v0 environments each took 0.45 to 0.85 s while every session waited,
-        which was the whole p99 step latency (1.0 s at 256 sessions). Frozen (`gc.freeze`), they
-        are still freed by reference counting; the full scans see what episodes make. Young
-        garbage is collected first, so little garbage is frozen with them; `close` unfreezes.
-        Does nothing unless the pool was made with ``freeze_gc``.
+        tools' models each, about 1 MB), each with its episode, and Python's full collections
+        scan every object that is not frozen: with 256 Banking-v0 sessions each took 0.45 to
+        0.85 s while every session waited (the whole p99 step latency, 1.0 s at 256 sessions)
+        when nothing was frozen, and still 50 to 135 ms (every p99 above 250 ms at 256 sessions)
+        when only what an environment kept after its first reset was: what the first tool calls
+        cache (the ORM's compiled statements) and the live episodes' records were scanned.
+        Frozen objects are still freed by reference counting; a cycle that becomes garbage after
+        it was frozen waits for `reclaim`. Does nothing unless the pool was made with
+        ``freeze_gc``.
         """
-        if self.freeze_gc:
-            gc.collect(1)
-            gc.freeze()
-            self._froze = True
+        if not self.freeze_gc:
+            return
+        gc.collect(1)
+        gc.freeze()
+        self._froze = True
+        self._settled_at = time.monotonic()
+        self.settles += 1
+        peak = _peak_rss()
+        if not self._rss_base:
+            self._rss_base = peak
+        elif peak > self.RECLAIM_GROWTH * self._rss_base:
+            self.reclaim()
+
+    def tick(self) -> None:
+        """After a reset or a step: `settle`, when ``settle_every_s`` passed since the last one.
+
+        Every second, what lived through it is frozen before a full collection would scan it
+        (a young collection and the freeze: a few ms a second at 256 sessions).
+        """
+        if self.freeze_gc and time.monotonic() - self._settled_at >= self.settle_every_s:
+            self.settle()
+
+    def reclaim(self) -> None:
+        """A full collection over the frozen objects too, then freeze again.
+
+        Frozen objects freed by reference counting leave the frozen set; only cycles that became
+        garbage after they were frozen stay, and this frees them. gym-mcp's own episodes leave
+        none (tests/openenv/test_pool_gc.py), so `settle` runs it only when the process's peak
+        memory grew by `RECLAIM_GROWTH` since the last one (new environments, or another
+        server's or wrapper's cycles): memory stays bounded, at the price of one full pause then.
+        (The peak, not the frozen set's size: `gc.get_freeze_count` walks every frozen object,
+        tens of ms with 256 environments.)
+        """
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+        self._rss_base = _peak_rss()
+        self.reclaims += 1
 
     def give_back(self, env: gym.Env[Any, Any]) -> None:
         """Keep ``env`` for the next session (or close it when enough are idle)."""
@@ -209,6 +258,7 @@ class EnvPool:
         self.threads.shutdown(wait=False)
         if self._froze:
             self._froze = False
+            self._rss_base = 0
             gc.unfreeze()
         if self._pinned:
             self._pinned = False
@@ -234,6 +284,15 @@ class _SnapshotStore:
     def get(self, key: str) -> Any | None:
         with self._lock:
             return self._items.get(key)
+
+
+def _peak_rss() -> int:
+    """The process's peak resident memory (in the platform's unit: only ratios of it are read)."""
+    try:
+        import resource
+    except ImportError:  # no resource module (Windows): no reclaims
+        return 0
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
 def _tools(openai_tools: list[dict[str, Any]]) -> list[Tool]:
@@ -389,7 +448,10 @@ class GymMCPEnvironment(Environment[GymMCPAction, GymMCPObservation, GymMCPState
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock, self.pool.in_flight():
-            return await work
+            try:
+                return await work
+            finally:
+                self.pool.tick()
 
     async def _require_env(self) -> gym.Env[Any, Any]:
         if self._closed:
@@ -552,7 +614,9 @@ class _SessionTools:
     """
 
     def __init__(self, env: GymMCPEnvironment) -> None:
-        self._env = env
+        # a weak proxy: the session holds this, and a cycle would leave every closed session
+        # (its tools' models, its state: about a hundred objects) to the collector's scans
+        self._env = weakref.proxy(env)
 
     def is_connected(self) -> bool:
         return True

@@ -11,9 +11,49 @@ from pathlib import Path
 from typing import Any
 
 from gym_mcp.errors import StateError
-from gym_mcp.state.base import GroupDiff, Snapshot, StateBackend, StateDiff, same_path, toml_key, toml_list
+from gym_mcp.state.base import (
+    GroupDiff,
+    Snapshot,
+    StateBackend,
+    StateDiff,
+    _sqlite_content,
+    _sqlite_digest,
+    same_path,
+    toml_key,
+    toml_list,
+)
 
 __all__ = ["SQLiteState"]
+
+
+_CHUNK = 4096
+
+
+def _content_key(data: bytes, known: Snapshot | None) -> str:
+    """A key for the database content ``data``: equal keys are equal content (header counters aside).
+
+    Against ``known`` (the content this state last restored or snapshotted): the same content
+    is ``known``'s own digest; other content is keyed by ``known``'s digest and the 4 KB chunks
+    that differ from it (their places and bytes) and its length. Comparing bytes is about a
+    tenth of hashing them: an episode's final state costs the chunks it changed, not its whole
+    database. Without ``known``, the content's own digest (`Snapshot.digest`).
+    """
+    if known is None or len(known.data) < 100 or len(data) < 100:
+        return _sqlite_digest(data)
+    base = known.data
+    head = _sqlite_content(data[:_CHUNK])
+    if len(data) == len(base) and data[_CHUNK:] == base[_CHUNK:] and head == _sqlite_content(base[:_CHUNK]):
+        return known.digest
+    h = hashlib.sha256(f"{known.digest}:{len(data)}".encode())
+    if head != _sqlite_content(base[:_CHUNK]):
+        h.update((0).to_bytes(8, "big"))
+        h.update(head)
+    for at in range(_CHUNK, len(data), _CHUNK):
+        chunk = data[at : at + _CHUNK]  # bytes, not memoryviews: bytes compare with memcmp
+        if chunk != base[at : at + _CHUNK]:
+            h.update(at.to_bytes(8, "big"))
+            h.update(chunk)
+    return "chunks:" + h.hexdigest()
 
 
 def _quote(name: str) -> str:
@@ -45,6 +85,7 @@ class SQLiteState(StateBackend):
         self.volatile: dict[str, frozenset[str]] = {t: frozenset(c) for t, c in (volatile or {}).items()}
         self._conn = self._connect()
         self._fingerprints: dict[str, str] = {}
+        self._known: Snapshot | None = None  # content this state last restored or snapshotted
         self._lock = threading.RLock()
         self._schema_cache: dict[str, tuple[list[str], list[str]]] | None = None
 
@@ -151,9 +192,11 @@ class SQLiteState(StateBackend):
         """Serialize the whole database."""
         with self._lock:
             try:
-                return Snapshot.of(self.kind, self._conn.serialize())
+                snap = Snapshot.of(self.kind, self._conn.serialize())
             except sqlite3.Error as exc:
                 raise StateError(f"cannot snapshot SQLite state {self.path or ':memory:'}: {exc}") from exc
+            self._known = snap
+            return snap
 
     def restore(self, snapshot: Snapshot) -> None:
         """Replace the database content with the snapshot's."""
@@ -180,21 +223,27 @@ class SQLiteState(StateBackend):
             except sqlite3.Error as exc:
                 raise StateError(f"cannot restore SQLite state {self.path or ':memory:'}: {exc}") from exc
             self._schema_cache = None
+            self._known = snapshot
 
     def fingerprint(self) -> str:
         """Hash of all rows of all tables, volatile columns left out, row order ignored.
 
-        Looked up by the content digest of a snapshot first (`fingerprint_of`'s cache): a state
-        fingerprinted before (an episode that read and did not write, the same task solved the
-        same way) costs serializing the database and hashing its bytes (0.16 ms for Banking's
-        240 KB) instead of reading and sorting every row (2.2 ms). Equal digests are equal
-        bytes, so the answer is the one the rows give. A state not seen before is read from the
-        live connection (no copy of the snapshot is opened for it).
+        Looked up by the database's content first (`fingerprint_of`'s cache, see `_content_key`):
+        a state fingerprinted before (an episode that read and did not write, the same task
+        solved the same way) costs serializing the database and comparing it with the content
+        last restored (0.05 ms for Banking's 240 KB; hashing all of it was 0.16 ms) instead of
+        reading and sorting every row (2.2 ms). Equal keys are equal bytes, so the answer is the
+        one the rows give. A state not seen before is read from the live connection (no copy of
+        the snapshot is opened for it).
         """
         with self._lock:
-            digest = self.snapshot().digest
-            cached = self._fingerprints.get(digest)
-            return cached if cached is not None else self._remember(digest, self._fingerprint(self._conn))
+            try:
+                data = self._conn.serialize()
+            except sqlite3.Error as exc:
+                raise StateError(f"cannot snapshot SQLite state {self.path or ':memory:'}: {exc}") from exc
+            key = _content_key(data, self._known)
+            cached = self._fingerprints.get(key)
+            return cached if cached is not None else self._remember(key, self._fingerprint(self._conn))
 
     def fingerprint_of(self, snapshot: Snapshot) -> str:
         """Fingerprint of a snapshot without touching the live database (cached by digest)."""

@@ -456,7 +456,7 @@ def test_a_served_pool_freezes_what_its_environments_keep_and_unfreezes_on_close
     from gym_mcp.openenv import EnvPool, EnvRecipe
 
     assert gc.get_freeze_count() == 0
-    pool = EnvPool(EnvRecipe("gym_mcp/Banking-v0"), freeze_gc=True)
+    pool = EnvPool(EnvRecipe("gym_mcp/Banking-v0"), freeze_gc=True, settle_every_s=3600)  # no periodic settles
     try:
         session = pool.session()
         obs = session.reset()

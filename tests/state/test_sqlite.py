@@ -71,12 +71,105 @@ def test_fingerprint_is_the_rows_hash_and_a_state_seen_before_comes_from_the_dig
         "UPDATE accounts SET updated_at = 'volatile only' WHERE id = 'A3'",
     ):
         state.connection.execute(statement)
+        kept = len(state._fingerprints)
         fp = state.fingerprint()
         assert fp == state._fingerprint(state.connection)  # what reading and sorting every row gives
-        assert state._fingerprints[state.snapshot().digest] == fp  # kept by content: the next time is a lookup
+        assert len(state._fingerprints) == kept + 1 and fp in state._fingerprints.values()
+        assert state.fingerprint() == fp and len(state._fingerprints) == kept + 1  # the next time is a lookup
         assert fp != first
+    kept = len(state._fingerprints)
     state.restore(start)
-    assert state.fingerprint() == first
+    assert state.fingerprint() == first and len(state._fingerprints) == kept  # seen before: looked up
+
+
+_WRITES = (
+    "UPDATE accounts SET balance = balance + 1 WHERE id = 'A1'",
+    "UPDATE accounts SET balance = balance - 1 WHERE id = 'A1'",  # back to what it was
+    "UPDATE accounts SET updated_at = updated_at || 'x'",  # a volatile column only
+    "INSERT OR REPLACE INTO accounts VALUES ('A9', 'new', 9, 't')",
+    "DELETE FROM accounts WHERE id = 'A9'",
+    "INSERT OR IGNORE INTO accounts SELECT id || 'b', owner, balance, updated_at FROM accounts",  # grows
+    "DELETE FROM accounts WHERE id LIKE '%b'",
+    "CREATE TABLE IF NOT EXISTS extra (k TEXT PRIMARY KEY, v BLOB)",  # changes no row count
+    "DROP TABLE IF EXISTS extra",
+    "CREATE TABLE IF NOT EXISTS extra (k TEXT PRIMARY KEY, v BLOB);"
+    " INSERT OR IGNORE INTO extra SELECT id, randomblob(3000) FROM accounts",
+    "PRAGMA user_version = 7",
+    "VACUUM",  # the same rows laid out anew
+)
+
+
+@pytest.mark.parametrize("in_memory", [True, False], ids=["memory", "file"])
+def test_the_fingerprint_cache_never_answers_for_other_content(in_memory: bool, tmp_path: Path) -> None:
+    """Whatever writes, restores and snapshots came before, `fingerprint` is what the rows give.
+
+    The cache is keyed by the content compared with what the state last restored or snapshotted
+    (`_content_key`): a key that two different contents shared would answer with the wrong rows.
+    """
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    steps = st.lists(st.one_of(st.sampled_from(_WRITES), st.sampled_from(["restore", "snapshot"])), max_size=14)
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(steps)
+    def check(ops: list[str]) -> None:
+        path = None if in_memory else tmp_path / "cache.db"
+        if path is not None and path.exists():
+            path.unlink()
+        state = SQLiteState(path, volatile={"accounts": ["updated_at"]})
+        try:
+            fill(state.connection)
+            start = state.snapshot()
+            for op in ops:
+                if op == "restore":
+                    state.restore(start)
+                elif op == "snapshot":
+                    state.snapshot()
+                else:
+                    state.connection.executescript(op)
+                assert state.fingerprint() == state._fingerprint(state.connection), ops
+        finally:
+            state.close()
+
+    check()
+
+
+def test_content_keys_are_equal_exactly_when_the_contents_are() -> None:
+    """`_content_key` of two databases against the same known one: equal keys if and only if equal bytes.
+
+    Header counters aside (`_sqlite_content`), whichever 4 KB chunks differ, the first included,
+    and whatever the lengths.
+    """
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from gym_mcp.state.base import _sqlite_content
+    from gym_mcp.state.sqlite import _CHUNK, _content_key
+
+    edits = st.lists(st.tuples(st.integers(0, 10**6), st.integers(1, 255)), max_size=4)  # (place, xor)
+    length = st.sampled_from([0, 0, -1, 1, -_CHUNK, _CHUNK, 2 * _CHUNK + 7])  # added to the known length
+
+    def edited(base: bytes, flips: list[tuple[int, int]], grow: int) -> bytes:
+        size = max(100, len(base) + grow)
+        out = bytearray((base + bytes(max(0, grow)))[:size])
+        for at, x in flips:
+            out[at % len(out)] ^= x
+        return bytes(out)
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.binary(min_size=100, max_size=3 * _CHUNK + 100), edits, length, edits, length, st.booleans())
+    def check(
+        base: bytes, fa: list[tuple[int, int]], la: int | None, fb: list[tuple[int, int]], lb: int | None, same_b: bool
+    ) -> None:
+        known = Snapshot.of("sqlite", base)
+        a = edited(base, fa, la)
+        b = edited(base, fa, la) if same_b else edited(base, fb, lb)
+        assert (_content_key(a, known) == _content_key(b, known)) == (_sqlite_content(a) == _sqlite_content(b))
+        if _sqlite_content(a) == _sqlite_content(base):
+            assert _content_key(a, known) == known.digest  # the state last restored: its own digest
+
+    check()
 
 
 def test_the_digest_leaves_out_the_header_counters_and_only_them(state: SQLiteState) -> None:
