@@ -13,8 +13,10 @@ loss (label -100).
 
 from __future__ import annotations
 
+import math
 import random
 import sys
+from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -354,7 +356,61 @@ def run_tasks(config: TrainConfig) -> list[Any]:
         settings = replace(settings, variants=variants, max_attempts=60)
     jobs = {server: replace(settings, n=n) for server, n in counts.items() if n}
     results = synthesize_many(jobs, progress=progress_bar("synthesizing", "tasks"))
-    return [task for server in jobs for task in results[server].tasks]
+    made = {server: list(results[server].tasks) for server in jobs}
+    if config.eval_tasks:
+        _top_up_held_out(config, jobs, made)
+    return [task for server in jobs for task in made[server]]
+
+
+TOP_UP_ROUNDS = 3
+"""Syntheses at most per training server whose test split is short of its held-out places."""
+
+
+def _top_up_held_out(config: TrainConfig, jobs: Mapping[str, Any], made: dict[str, list[Any]]) -> None:
+    """Synthesize more where a training server's test split cannot fill its held-out places.
+
+    Which tasks are held out (their entities) is drawn per task, so the test split's size moves
+    with the seed: at 360 tasks, seed 0 left 66 test tasks and seed 1 only 42 for 64 places. A
+    short server is synthesized again with more tasks (the same seed: the same call chains
+    first, then more) and keeps as many train tasks of each kind as it had, the first ones, and
+    every test task: the training chains stay what they were (the irrelevant requests, drawn
+    after the chains, may be others), the held-out set gets its places. In place, on ``made``.
+    """
+    from gym_mcp.synth import synthesize_many
+
+    places = held_out_quotas(config.eval_tasks, config.all_servers)
+    for _ in range(TOP_UP_ROUNDS):
+        short = {}
+        for server, job in jobs.items():
+            if server in config.eval_servers:
+                continue
+            tested = sum(t.split == "test" for t in made[server])
+            if tested < places[server]:
+                wanted = math.ceil(job.n * 1.25 * places[server] / max(tested, 1))
+                short[server] = replace(job, n=min(wanted, 4 * job.n))
+        if not short:
+            return
+        for server, job in short.items():
+            tested = sum(t.split == "test" for t in made[server])
+            print(
+                f"{server}: {tested} test-split tasks for {places[server]} held-out places; "
+                f"synthesizing {job.n} to find more",
+                file=sys.stderr,
+            )
+        results = synthesize_many(short)
+        for server, job in short.items():
+            # as many train tasks of each kind as before: the chains come first in a synthesis
+            # and the irrelevant requests after them (their number grows with n)
+            room = Counter(t.variant == "irrelevant" for t in made[server] if t.split == "train")
+            kept = []
+            for task in results[server].tasks:
+                if task.split == "train":
+                    if room[task.variant == "irrelevant"] == 0:
+                        continue
+                    room[task.variant == "irrelevant"] -= 1
+                kept.append(task)
+            made[server] = kept
+            jobs = {**jobs, server: job}
 
 
 def largest_remainder(n: int, shares: Mapping[str, float]) -> dict[str, int]:

@@ -100,3 +100,24 @@ def test_a_run_trains_on_two_servers_and_evaluates_a_third_it_never_saw(tiny: Pa
     assert "server: banking |" in result["breakdown"]
     grpo = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()][-1]
     assert grpo["phase"] == "grpo"
+
+
+def test_a_short_test_split_is_topped_up_and_the_training_tasks_stay() -> None:
+    """Seed 1 leaves banking 1 test-split task of 20: more are synthesized, the train tasks stay.
+
+    The same seed makes the same chains first, so the larger synthesis keeps the train tasks
+    (the irrelevant requests, drawn after the chains, may differ) and adds test ones.
+    """
+    from gym_mcp.train.data import run_tasks
+
+    plain = run_tasks(TrainConfig(servers=["banking"], n_tasks=20, eval_tasks=0, seed=1))
+    topped = run_tasks(TrainConfig(servers=["banking"], n_tasks=20, eval_tasks=8, seed=1))
+    assert sum(t.split == "test" for t in plain) < 8 <= sum(t.split == "test" for t in topped)
+    assert sum(t.split == "train" for t in topped) == sum(t.split == "train" for t in plain)
+
+    def chains(tasks: list[Any]) -> list[str]:
+        return [t.model_dump_json() for t in tasks if t.split == "train" and t.variant != "irrelevant"]
+
+    assert chains(topped) == chains(plain)
+    _, held = held_out_split(topped, 8)
+    assert len(held) == 8
