@@ -94,7 +94,9 @@ class TrainConfig:
         output_dir: Where checkpoints, metrics, evaluations and plots go.
         eval_tasks: Held-out tasks evaluated before and after training (test-split tasks of the
             training servers, any task of the ``eval_servers``), stratified by server, variant
-            and chain length; 0 skips it.
+            and chain length; 0 skips it. A synthesized training server whose test split is short
+            of its places is synthesized again with more tasks (its training chains kept), so the
+            places are filled whatever the seed.
         per_device_eval_batch_size: Episodes played in lockstep by the evaluation (which runs on
             the main process only).
         sft_steps: Supervised warm-start steps.
