@@ -106,8 +106,9 @@ class TrainConfig:
             exactly (every turn the greedy choice under teacher forcing).
         sft_per_turn: Weigh every assistant turn the same in the SFT loss (see `sft_step`), so the
             decision to stop calling counts as much as a call; False: the plain token mean. On
-            the main job (seed 0, the same 64 held-out tasks) it solved 40.6% against the token
-            mean's 62.5% (paired: -21.9 points, 95% CI -32.8 to -10.9; 1 vs 15 discordant).
+            the release before's main job (seed 0, the same 64 held-out tasks) it solved 40.6%
+            against the token mean's 62.5% (paired: -21.9 points, 95% CI -32.8 to -10.9; 1 vs 15
+            discordant).
         sft_decision_weight: Extra weight on each assistant turn's first token, where the model
             decides between calling and answering (see `sft_step`); 0 disables it.
         sft_chain_repeats: A task with ``k`` reference calls gives ``k`` copies of its
@@ -129,7 +130,8 @@ class TrainConfig:
             model's forward under bf16 autocast; the adapter's weights and AdamW stay fp32). On
             the two-core CI machine (whose CPU has AVX512-BF16) the main job in bf16 took 811 s
             against 862 s in fp32, peaked at 5.24 against 3.86 GB, and solved 54.7% against 62.5%
-            of the 64 held-out tasks (paired: -7.8 points, 95% CI -17.2 to +1.6): not worth it.
+            of the release before's 64 held-out tasks (paired: -7.8 points, 95% CI -17.2 to
+            +1.6): not worth it.
         gradient_checkpointing_tokens: Chunks of at least this many tokens go through SFT and
             GRPO updates with activation checkpointing (recomputed in the backward pass: about a
             fifth more time for such a chunk, far less memory; the longest conversation sets the
@@ -195,13 +197,17 @@ class TrainConfig:
             same as ``user``.
         dialogue_share: Share of the synthesized tasks that are dialogue tasks (staged requests,
             a change of mind, a confirmation; equal parts), besides the missing-parameter ones
-            (see `SynthConfig.dialogue`); 0 synthesizes exactly the plain mix.
+            (see `SynthConfig.dialogue`); 0 synthesizes exactly the plain mix. 0.4 instead of 0.2
+            did not teach asking before an irreversible action either: of the held-out tasks
+            whose reference asks first, 4 of 16 and 5 of 24 solved on seeds 0 and 1, against 3 of
+            16 and 1 of 17.
         ask_to_confirm: With a user, a complete or distractor task whose calls include an
             irreversible action carries a user too, and its reference asks first
             (`SynthConfig.ask_to_confirm`): the tools then say to ask, and without it 41 of the
             former main job's 300 tasks showed acting at once against 15 confirmation tasks that
             asked (its trained model asked in 0 of 4 confirmation tasks). With it, the main job's
-            trained model asks before most irreversible actions (solves 3 of 8 such tasks).
+            trained model asks before some irreversible actions (it solves 3 of the 16 held-out
+            tasks whose reference asks first, seed 0).
         guided_calls: Decode tool calls under the shown tools' JSON schemas in evaluation and
             rollouts (xgrammar, as vLLM's structured outputs do; see `gym_mcp.policies.guided`): once
             the model opens a call it can write only a listed tool, that tool's own arguments and
