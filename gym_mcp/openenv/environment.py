@@ -194,11 +194,15 @@ class EnvPool:
         environment (what grows then is another server's or wrapper's cycles): memory stays
         bounded, at the price of one full pause (0.4 to 0.8 s with 256 Banking-v0
         environments). The peak, not the frozen set's size: `gc.get_freeze_count` walks every
-        frozen object, tens of ms with 256 environments.
+        frozen object, tens of ms with 256 environments. Does nothing unless the pool was made
+        with ``freeze_gc`` (it would freeze the whole process).
         """
+        if not self.freeze_gc:
+            return
         gc.unfreeze()
         gc.collect()
         gc.freeze()
+        self._froze = True
         self._rss_base = _peak_rss()
         self.reclaims += 1
 

@@ -75,7 +75,8 @@ def test_tick_settles_once_its_interval_passed() -> None:
     off = EnvPool(EnvRecipe("gym_mcp/Banking-v0"), settle_every_s=0.0)  # not a served process
     try:
         _episode(off, steps=2)
-        assert off.settles == 0 and gc.get_freeze_count() == 0
+        off.reclaim()
+        assert off.settles == off.reclaims == 0 and gc.get_freeze_count() == 0
     finally:
         off.close()
 
