@@ -376,28 +376,26 @@ def _top_up_held_out(config: TrainConfig, jobs: Mapping[str, Any], made: dict[st
     every test task: the training chains stay what they were (the irrelevant requests, drawn
     after the chains, may be others), the held-out set gets its places. In place, on ``made``.
     """
+    from gym_mcp.progress import progress_bar
     from gym_mcp.synth import synthesize_many
 
     places = held_out_quotas(config.eval_tasks, config.all_servers)
+    jobs = dict(jobs)
     for _ in range(TOP_UP_ROUNDS):
         short = {}
         for server, job in jobs.items():
-            if server in config.eval_servers:
+            tested = sum(t.split == "test" for t in made[server])
+            if server in config.eval_servers or tested >= places[server]:
                 continue
-            tested = sum(t.split == "test" for t in made[server])
-            if tested < places[server]:
-                wanted = math.ceil(job.n * 1.25 * places[server] / max(tested, 1))
-                short[server] = replace(job, n=min(wanted, 4 * job.n))
-        if not short:
-            return
-        for server, job in short.items():
-            tested = sum(t.split == "test" for t in made[server])
+            short[server] = replace(job, n=min(math.ceil(job.n * 1.25 * places[server] / max(tested, 1)), 4 * job.n))
             print(
                 f"{server}: {tested} test-split tasks for {places[server]} held-out places; "
-                f"synthesizing {job.n} to find more",
+                f"synthesizing {short[server].n} to find more",
                 file=sys.stderr,
             )
-        results = synthesize_many(short)
+        if not short:
+            return
+        results = synthesize_many(short, progress=progress_bar("synthesizing more", "tasks"))
         for server, job in short.items():
             # as many train tasks of each kind as before: the chains come first in a synthesis
             # and the irrelevant requests after them (their number grows with n)
@@ -410,7 +408,7 @@ def _top_up_held_out(config: TrainConfig, jobs: Mapping[str, Any], made: dict[st
                     room[task.variant == "irrelevant"] -= 1
                 kept.append(task)
             made[server] = kept
-            jobs = {**jobs, server: job}
+            jobs[server] = job
 
 
 def largest_remainder(n: int, shares: Mapping[str, float]) -> dict[str, int]:

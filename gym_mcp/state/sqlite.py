@@ -42,10 +42,11 @@ def _content_key(data: bytes, known: Snapshot | None) -> str:
         return _sqlite_digest(data)
     base = known.data
     head = _sqlite_content(data[:_CHUNK])
-    if len(data) == len(base) and data[_CHUNK:] == base[_CHUNK:] and head == _sqlite_content(base[:_CHUNK]):
+    same_head = head == _sqlite_content(base[:_CHUNK])
+    if same_head and len(data) == len(base) and data[_CHUNK:] == base[_CHUNK:]:  # one memcmp
         return known.digest
     h = hashlib.sha256(f"{known.digest}:{len(data)}".encode())
-    if head != _sqlite_content(base[:_CHUNK]):
+    if not same_head:
         h.update((0).to_bytes(8, "big"))
         h.update(head)
     for at in range(_CHUNK, len(data), _CHUNK):
@@ -191,12 +192,16 @@ class SQLiteState(StateBackend):
     def snapshot(self) -> Snapshot:
         """Serialize the whole database."""
         with self._lock:
-            try:
-                snap = Snapshot.of(self.kind, self._conn.serialize())
-            except sqlite3.Error as exc:
-                raise StateError(f"cannot snapshot SQLite state {self.path or ':memory:'}: {exc}") from exc
+            snap = Snapshot.of(self.kind, self._serialize())
             self._known = snap
             return snap
+
+    def _serialize(self) -> bytes:
+        """The database's bytes (SQLite's serialization of this connection's main database)."""
+        try:
+            return self._conn.serialize()
+        except sqlite3.Error as exc:
+            raise StateError(f"cannot snapshot SQLite state {self.path or ':memory:'}: {exc}") from exc
 
     def restore(self, snapshot: Snapshot) -> None:
         """Replace the database content with the snapshot's."""
@@ -237,11 +242,7 @@ class SQLiteState(StateBackend):
         the snapshot is opened for it).
         """
         with self._lock:
-            try:
-                data = self._conn.serialize()
-            except sqlite3.Error as exc:
-                raise StateError(f"cannot snapshot SQLite state {self.path or ':memory:'}: {exc}") from exc
-            key = _content_key(data, self._known)
+            key = _content_key(self._serialize(), self._known)
             cached = self._fingerprints.get(key)
             return cached if cached is not None else self._remember(key, self._fingerprint(self._conn))
 
