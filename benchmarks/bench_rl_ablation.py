@@ -11,6 +11,11 @@ stratified held-out tasks) is split where SFT ends. For each seed:
 4. with ``--unscaled``, ``sft+grpo unscaled``: as 2, with ``scale_rewards = "none"`` (Dr. GRPO's
    advantages, ``r - mean`` without dividing by the group's std), for groups whose rewards
    differ by little.
+5. with ``--step-steps N``, ``sft+step``: resumed from the same checkpoint, N steps of step-level
+   RL (``rl_level = "step"``: groups of replies at decision points found in the model's own
+   play; `gym_mcp.train.steps`). The ``sft-only`` arm then gets as many SFT steps as fit in the
+   step-level arm's time (finding the points included), and whole-episode GRPO stays in the
+   table at its own time.
 
 Both arms start from the same adapter, optimizer and RNG state, see the same tasks and are
 evaluated on the same held-out tasks (the base model's evaluation is shared through the
@@ -44,13 +49,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _common import base_parser, finish, table, verdict
 
-ARMS = ("sft", "sft-only", "sft+grpo", "sft+grpo unscaled")
+ARMS = ("sft", "sft-only", "sft+grpo", "sft+grpo unscaled", "sft+step")
 COLORS = {
     "base": "#999999",
     "sft": "#4C72B0",
     "sft-only": "#8172B2",
     "sft+grpo": "#55A868",
     "sft+grpo unscaled": "#C44E52",
+    "sft+step": "#DD8452",
 }
 RESULTS = ("eval_after.json", "summary.json", "training.png")
 
@@ -67,7 +73,23 @@ def _fork_run(source: Path, dest: Path) -> None:
     shutil.copytree(source, dest, ignore=shutil.ignore_patterns(*RESULTS))
 
 
-def run_seed(base: Any, seed: int, out: Path, *, sft_eval: bool = False, unscaled: bool = False) -> dict[str, Any]:
+def _episodes(run: Path) -> dict[str, dict[str, Any]]:
+    """Task id -> the trained model's held-out episode (``eval_after.json``), or {} for a run not evaluated."""
+    path = run / "eval_after.json"
+    return {e["task"]: e for e in json.loads(path.read_text())["episodes"]} if path.exists() else {}
+
+
+def _confirmations(run: Path) -> list[int]:
+    """``[solved, tasks]`` over the held-out tasks whose reference asks before an irreversible action."""
+    tasks = [json.loads(line) for line in (run / "test.jsonl").read_text().splitlines() if line.strip()]
+    asks = {t["id"] for t in tasks if (t.get("user") or {}).get("confirm")}
+    episodes = _episodes(run)
+    return [sum(episodes[i]["success"] == 1.0 for i in asks if i in episodes), len(asks)]
+
+
+def run_seed(
+    base: Any, seed: int, out: Path, *, sft_eval: bool = False, unscaled: bool = False, step_steps: int = 0
+) -> dict[str, Any]:
     """The runs of one seed; returns their held-out results and GRPO's group statistics."""
     from gym_mcp.train import train
 
@@ -86,7 +108,14 @@ def run_seed(base: Any, seed: int, out: Path, *, sft_eval: bool = False, unscale
     grpo_rows = [r for r in _metrics(folder / "sft+grpo") if r["phase"] == "grpo"]
     grpo_seconds = sum(r["seconds"] for r in grpo_rows)
 
-    extra = max(1, round(grpo_seconds / sft_seconds))
+    stepped, step_rows = None, []
+    if step_steps:
+        _fork_run(folder / "sft", folder / "sft+step")
+        stepped = train(replace(sft, grpo_steps=step_steps, rl_level="step", output_dir=str(folder / "sft+step")))
+        step_rows = [r for r in _metrics(folder / "sft+step") if r["phase"] == "grpo"]
+    step_seconds = sum(r["seconds"] for r in step_rows)
+
+    extra = max(1, round((step_seconds or grpo_seconds) / sft_seconds))  # equal time with the step arm when run
     _fork_run(folder / "sft", folder / "sft-only")
     more = train(replace(sft, sft_steps=base.sft_steps + extra, output_dir=str(folder / "sft-only")))
     extra_seconds = sum(r["seconds"] for r in _metrics(folder / "sft-only") if r["step"] > base.sft_steps)
@@ -101,8 +130,15 @@ def run_seed(base: Any, seed: int, out: Path, *, sft_eval: bool = False, unscale
             replace(sft, grpo_steps=base.grpo_steps, scale_rewards="none", output_dir=str(folder / "sft+grpo-unscaled"))
         )
 
+    runs = {"sft-only": "sft-only", "sft+grpo": "sft+grpo", "sft+step": "sft+step"}
     return {
         "seed": seed,
+        "episodes": {arm: {t: e["success"] for t, e in _episodes(folder / d).items()} for arm, d in runs.items()},
+        "confirmations": {arm: _confirmations(folder / d) for arm, d in runs.items() if (folder / d).exists()},
+        "sft+step": success(stepped),
+        "step_seconds": round(step_seconds, 1),
+        "step_guided": sum(r.get("guided", 0) for r in step_rows),
+        "step_points": json.loads((folder / "sft+step" / "decision_points.json").read_text()) if step_rows else None,
         "base": float(first["before"]["success"]) if first["before"] else float("nan"),
         "sft": success(first),
         "sft-only": success(more),
@@ -151,8 +187,14 @@ def main() -> int:
     parser.add_argument(
         "--unscaled", action="store_true", help='also run GRPO with scale_rewards="none" (about 3 minutes a seed)'
     )
+    parser.add_argument(
+        "--step-steps", type=int, default=0, help="also run N steps of step-level RL; SFT-only then matches its time"
+    )
     args = parser.parse_args()
+    if args.step_steps < 0:
+        parser.error(f"--step-steps must be >= 0, got {args.step_steps}")
     started = time.perf_counter()
+    from gym_mcp.evaluation import paired_difference
     from gym_mcp.train import TrainConfig
 
     base = TrainConfig()
@@ -175,7 +217,9 @@ def main() -> int:
     try:
         for seed in args.seeds:
             print(f"seed {seed}: SFT, then GRPO or more SFT from the same checkpoint", file=sys.stderr)
-            rows.append(run_seed(base, seed, work, sft_eval=args.sft_eval, unscaled=args.unscaled))
+            rows.append(
+                run_seed(base, seed, work, sft_eval=args.sft_eval, unscaled=args.unscaled, step_steps=args.step_steps)
+            )
             print(json.dumps(rows[-1]), file=sys.stderr)
     finally:
         if scratch is not None:
@@ -200,6 +244,7 @@ def main() -> int:
                 ],
                 ["sft+grpo", f"+ {base.grpo_steps} GRPO groups of {base.num_generations}", cell("sft+grpo")],
                 ["sft+grpo unscaled", '... with scale_rewards = "none"', cell("sft+grpo unscaled")],
+                ["sft+step", f"+ {args.step_steps} step-level RL steps", cell("sft+step")],
             ],
             title="\nSFT alone vs SFT then GRPO at equal wall time",
         )
@@ -241,9 +286,31 @@ def main() -> int:
     if args.unscaled:
         flat = 100 * statistics.mean(r["sft+grpo unscaled"] - r["sft-only"] for r in rows)
         print(f'GRPO with scale_rewards = "none" over SFT-only: {flat:+.1f} points')
+    paired = {}
+    for arm in ("sft+grpo", "sft+step"):  # pooled over seeds, paired per (seed, task) with sft-only
+        a = {(r["seed"], t): [v] for r in rows for t, v in r["episodes"]["sft-only"].items()}
+        b = {(r["seed"], t): [v] for r in rows for t, v in r["episodes"][arm].items()}
+        if b:
+            paired[arm] = paired_difference({k: a[k] for k in b if k in a}, {k: b[k] for k in b if k in a})
+            print(f"{arm} - sft-only, paired over {len(rows)} seeds: {paired[arm].text()}")
+    for r in rows:
+        print(f"seed {r['seed']}: held-out confirmation tasks solved (solved, of): {r['confirmations']}")
+    step_gain = 100 * paired["sft+step"].diff if "sft+step" in paired else float("nan")
+    if "sft+step" in paired:
+        ok = step_gain >= 5 and paired["sft+step"].low > 0
+        print(f"step-level RL over equal-time SFT: {step_gain:+.1f} points (target >= +5, CI above 0): {verdict(ok)}")
     args.out.mkdir(parents=True, exist_ok=True)
     _plot(rows, args.out / "rl_ablation.png")
-    return finish(args.out, "rl_ablation", started, rows=rows, gain_points=gain, target_met=gain >= 5)
+    return finish(
+        args.out,
+        "rl_ablation",
+        started,
+        rows=rows,
+        gain_points=gain,
+        step_gain_points=step_gain,
+        paired={arm: d.__dict__ for arm, d in paired.items()},
+        target_met=gain >= 5,
+    )
 
 
 if __name__ == "__main__":

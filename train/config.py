@@ -45,6 +45,7 @@ SCHEDULES = ("constant", "linear", "cosine")
 """The SFT learning-rate schedules `TrainConfig.lr_scheduler_type` names (transformers' names)."""
 
 PRECISIONS = ("auto", "bf16", "fp32")
+RL_LEVELS = ("episode", "step")
 """The values `TrainConfig.precision` takes (``"auto"``: bf16 on a GPU that has it, fp32 on a CPU)."""
 
 REWARDS = ("grounded", "prove", "mua_rl")
@@ -139,7 +140,21 @@ class TrainConfig:
             GRPO updates with activation checkpointing (recomputed in the backward pass: about a
             fifth more time for such a chunk, far less memory; the longest conversation sets the
             run's peak memory); 0 never checkpoints.
-        grpo_steps: GRPO steps (one task, one group, per step).
+        grpo_steps: GRPO steps (one task, one group, per step; with ``rl_level = "step"``,
+            ``step_points`` decision points, one group each, per step).
+        rl_level: ``"episode"``: a GRPO group is whole episodes of one task, scored on the final
+            state. ``"step"``: a group is replies to one decision point (a task's reference
+            played up to one of its turns; see `gym_mcp.train.steps`), scored on whether each
+            takes the reference's turn, trained on the tokens and grammar masks as sampled
+            (`gym_mcp.train.losses.reply_step`). The points come from the model's own greedy
+            play of ``step_tasks`` training tasks when RL starts: its mistakes first, then the
+            decisions it got right; a point whose group all scores alike is dropped.
+        step_tasks: Training tasks whose every reference decision is played greedily to find
+            the decision points (``rl_level = "step"``).
+        step_points: Decision points (groups) per step (``rl_level = "step"``).
+        step_guide: At a point where none of the ``num_generations`` sampled replies takes the
+            reference's turn, add the reference's reply to the group (off-policy, LUFFY-style;
+            see `gym_mcp.train.steps`): without it such a point has no spread and teaches nothing.
         num_generations: Rollouts per GRPO group (G).
         num_iterations: Updates per GRPO group (TRL's name; PPO's epochs): the later ones clip
             the ratio to the policy that sampled the group (see `grpo_step`). Rollouts cost far
@@ -262,6 +277,10 @@ class TrainConfig:
     precision: str = "auto"
     gradient_checkpointing_tokens: int = 768
     grpo_steps: int = 2
+    rl_level: str = "episode"
+    step_tasks: int = 48
+    step_points: int = 4
+    step_guide: bool = True
     num_generations: int = 6
     num_iterations: int = 2
     max_resamples: int = 1
@@ -322,6 +341,8 @@ class TrainConfig:
             "per_device_train_batch_size",
             "max_answer_tokens",
             "num_iterations",
+            "step_tasks",
+            "step_points",
         ):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
@@ -341,6 +362,10 @@ class TrainConfig:
             raise ConfigError(f"learning_rate must be in (0, 1), got {self.learning_rate}")
         if not 0 <= self.grpo_learning_rate < 1:
             raise ConfigError(f"grpo_learning_rate must be in [0, 1), got {self.grpo_learning_rate}")
+        if self.rl_level not in RL_LEVELS:
+            raise ConfigError(f"rl_level must be one of {', '.join(RL_LEVELS)}, got {self.rl_level!r}")
+        if self.rl_level == "step" and (self.perturb or self.rollout_workers):
+            raise ConfigError("rl_level 'step' plays its decision points in-process without perturbations")
         if self.precision not in PRECISIONS:
             raise ConfigError(f"precision must be one of {', '.join(PRECISIONS)}, got {self.precision!r}")
         if self.lr_scheduler_type not in SCHEDULES:
@@ -515,6 +540,10 @@ RESUME_FREE_KEYS = frozenset(
 
 GRPO_KEYS = frozenset(
     {
+        "rl_level",
+        "step_tasks",
+        "step_points",
+        "step_guide",
         "grpo_learning_rate",
         "num_generations",
         "num_iterations",

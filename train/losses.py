@@ -2,8 +2,10 @@
 
 Each piece is a small function with a test: `token_logprobs` (log-probs of the labelled tokens
 only), `turn_weights`/`turn_starts` (per-turn weighting of SFT), `group_advantages`,
-`clipped_surrogate`, `kl_to_reference`, and the two updates that combine them, `sft_step` and
-`grpo_step` (one optimizer step each, micro-batched, with activation checkpointing for long rows).
+`clipped_surrogate`, `kl_to_reference`, and the updates that combine them, `sft_step`,
+`grpo_step` (one optimizer step each, micro-batched, with activation checkpointing for long rows)
+and `reply_step` (step-level GRPO on replies kept as sampled: `sampled_logprobs` recomputes their
+log-probs from the very tokens and grammar masks they were drawn with).
 `gym_mcp.train.trainer.GymTrainer` calls the updates; nothing here plays an environment.
 """
 
@@ -15,6 +17,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from gym_mcp.policies.decoding import SampledReply
     from gym_mcp.train.rollouts import Rollout
 
 __all__ = [
@@ -23,6 +26,8 @@ __all__ = [
     "group_advantages",
     "grpo_step",
     "kl_to_reference",
+    "reply_step",
+    "sampled_logprobs",
     "sft_step",
     "token_logprobs",
     "turn_starts",
@@ -341,4 +346,156 @@ def grpo_step(
             stats["loss"], stats["kl"] = loss_sum, kl_sum
     stats["tokens"] = int(ids.numel())
     stats["clipped"] = clipped / later_tokens if later_tokens else 0.0
+    return stats
+
+
+def _allowed(bitmask: Any, vocab: int) -> Any:
+    """Unpack xgrammar's bitmask rows (``[..., words]`` int32) into booleans ``[..., vocab]``."""
+    import torch
+
+    shifts = torch.arange(32, dtype=torch.int32, device=bitmask.device)
+    bits = (bitmask.unsqueeze(-1) >> shifts) & 1
+    flat = bits.flatten(-2).bool()
+    if flat.shape[-1] < vocab:  # logits wider than the grammar's vocabulary: the extra ids were never allowed
+        flat = torch.nn.functional.pad(flat, (0, vocab - flat.shape[-1]), value=False)
+    return flat[..., :vocab]
+
+
+def sampled_logprobs(model: Any, replies: Sequence[SampledReply], temperature: float) -> tuple[Any, Any]:
+    """Log-probs of replies to one prompt, recomputed from the tokens and masks they were sampled with.
+
+    The prompt runs once (with gradient: the adapter acts on it too) and its KV cache is shared
+    by every reply; each reply's tokens then run as one padded batch. Nothing is re-rendered or
+    re-tokenized: the ids are `SampledReply.token_ids`, each position's logits are masked by the
+    grammar's recorded bitmask and divided by ``temperature``, as when the token was drawn.
+
+    Args:
+        model: The policy (with its adapter).
+        replies: Sampled replies to the same prompt (`SampledReply.prompt_ids` equal).
+        temperature: The sampling temperature.
+
+    Returns:
+        ``(logprobs, mask)``, ``[len(replies), longest]``: the mask is 1 on a reply's tokens that
+        the model chose (padding and grammar-forced tokens are 0).
+    """
+    import torch
+    from transformers import DynamicCache
+
+    from gym_mcp.policies.decoding import _cache_kwarg
+
+    prompt = replies[0].prompt_ids
+    if any(r.prompt_ids != prompt for r in replies):
+        raise ValueError("sampled_logprobs takes replies to one prompt")
+    device = next(model.parameters()).device
+    n, width = len(replies), max(len(r.token_ids) for r in replies)
+    kw = _cache_kwarg()
+    out = model(input_ids=torch.tensor([prompt], device=device), use_cache=True)
+    first = out.logits[:, -1:, :].expand(n, 1, -1)  # predicts every reply's first token
+    logits = first
+    if width > 1:
+        layers = [(k.expand(n, -1, -1, -1), v.expand(n, -1, -1, -1)) for k, v, *_ in out[kw]]
+        ids = torch.zeros(n, width - 1, dtype=torch.long, device=device)
+        attention = torch.zeros(n, len(prompt) + width - 1, dtype=torch.long, device=device)
+        attention[:, : len(prompt)] = 1
+        for row, r in enumerate(replies):
+            body = r.token_ids[:-1]
+            ids[row, : len(body)] = torch.tensor(body, dtype=torch.long)
+            attention[row, len(prompt) : len(prompt) + len(body)] = 1
+        positions = torch.arange(len(prompt), len(prompt) + width - 1, device=device).expand(n, -1)
+        rest = model(
+            input_ids=ids,
+            attention_mask=attention,
+            position_ids=positions,
+            use_cache=True,
+            **{kw: DynamicCache(ddp_cache_data=layers)},
+        ).logits
+        logits = torch.cat([first, rest], dim=1)
+    logits = logits.float()
+    vocab = logits.shape[-1]
+    targets = torch.zeros(n, width, dtype=torch.long, device=device)
+    mask = torch.zeros(n, width, device=device)
+    allowed = torch.ones(n, width, vocab, dtype=torch.bool, device=device)
+    for row, r in enumerate(replies):
+        count = len(r.token_ids)
+        targets[row, :count] = torch.tensor(r.token_ids, dtype=torch.long)
+        mask[row, :count] = torch.tensor([0.0 if f else 1.0 for f in r.forced], device=device)
+        if r.allowed is not None:
+            allowed[row, :count] = _allowed(torch.stack(r.allowed).to(device), vocab)
+    logits = logits.masked_fill(~allowed, float("-inf"))
+    chosen = torch.log_softmax(logits / temperature, dim=-1).gather(-1, targets[..., None]).squeeze(-1)
+    return chosen.masked_fill(mask == 0, 0.0), mask
+
+
+def reply_step(
+    model: Any,
+    optimizer: Any,
+    groups: Sequence[tuple[Sequence[SampledReply], Sequence[float]]],
+    *,
+    temperature: float,
+    clip: float = 0.2,
+    kl_coef: float = 0.0,
+    scale_rewards: bool = True,
+    num_iterations: int = 1,
+    backward: Callable[[Any], None] | None = None,
+) -> dict[str, Any]:
+    """Step-level GRPO: updates from groups of sampled replies to one decision point each.
+
+    Each group is the replies sampled from one point and their rewards; advantages are relative
+    within the group (`group_advantages`), and a group without spread is left out. The ratio of
+    every update is to the log-probs recorded when the tokens were drawn (`SampledReply.logprobs`),
+    so the first update's ratio is 1 up to float rounding and later ones (``num_iterations``) are
+    clipped to ``[1 - clip, 1 + clip]`` around the sampling policy: the trust region is PPO's
+    clip against the policy that sampled, plus, when ``kl_coef`` > 0, the k3 KL to the base model
+    (the adapter disabled). The loss is the token mean over every chosen token of the kept groups.
+
+    Returns:
+        ``{"groups", "kept" (groups with spread), "loss" (the first update's), "kl", "tokens",
+        "ratio_error" (the first update's largest ``|ratio - 1|``), "clipped" (share of tokens
+        clipped in later updates)}``.
+    """
+    import torch
+
+    kept = []
+    for replies, rewards in groups:
+        adv = group_advantages(list(rewards), scale=scale_rewards)
+        if any(adv):
+            kept.append((list(replies), adv))
+    stats: dict[str, Any] = {"groups": len(groups), "kept": len(kept), "loss": 0.0, "kl": 0.0, "tokens": 0}
+    stats["ratio_error"], stats["clipped"] = 0.0, 0.0
+    if not kept:
+        return stats
+    device = next(model.parameters()).device
+    total = float(sum(len(r.token_ids) - sum(r.forced) for replies, _ in kept for r in replies)) or 1.0
+    clipped = later = 0.0
+    for iteration in range(max(1, num_iterations)):
+        loss_sum = kl_sum = 0.0
+        for replies, adv in kept:
+            width = max(len(r.token_ids) for r in replies)
+            old = torch.tensor([r.logprobs + [0.0] * (width - len(r.logprobs)) for r in replies], device=device)
+            logprobs, mask = sampled_logprobs(model, replies, temperature)
+            old = old * mask
+            ratio = torch.exp(logprobs.detach() - old)
+            if iteration == 0:
+                error = float(((ratio - 1).abs() * mask).max())
+                stats["ratio_error"] = max(stats["ratio_error"], error)
+            else:
+                clipped += float((((ratio - 1).abs() > clip).float() * mask).sum())
+                later += float(mask.sum())
+            share = float(mask.sum()) / total
+            loss = clipped_surrogate(logprobs, old, torch.tensor(adv, device=device), mask, clip=clip) * share
+            if kl_coef > 0:
+                inner = getattr(model, "module", model)
+                with torch.no_grad(), inner.disable_adapter():
+                    ref, _ = sampled_logprobs(inner, replies, temperature)
+                kl = kl_to_reference(logprobs, ref, mask) * share
+                loss = loss + kl_coef * kl
+                kl_sum += float(kl.detach())
+            (backward or _backward)(loss)
+            loss_sum += float(loss.detach())
+        optimizer.step()
+        optimizer.zero_grad()
+        if iteration == 0:
+            stats["loss"], stats["kl"] = loss_sum, kl_sum
+    stats["tokens"] = int(total)
+    stats["clipped"] = clipped / later if later else 0.0
     return stats

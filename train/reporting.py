@@ -154,7 +154,8 @@ def plot_run(metrics_path: Path, png: Path, before: dict[str, Any] | None, after
     axes[1].set_title("GRPO groups: reward and success")
     axes[1].set_xlabel("step")
     axes[1].legend()
-    axes[2].plot([r["step"] for r in grpo], [r["calls"] for r in grpo], marker=".")
+    episodes = [r for r in grpo if "calls" in r]  # step-level rows score one reply, not an episode's calls
+    axes[2].plot([r["step"] for r in episodes], [r["calls"] for r in episodes], marker=".")
     axes[2].set_title("GRPO: calls per episode")
     axes[2].set_xlabel("step")
     if before and after:

@@ -128,6 +128,7 @@ class GymTrainer:
         self.rollout_envs: dict[str, Any] = {}
         self.examples: list[Example] = []
         self._bar: Progress | None = None
+        self._points: list[Any] | None = None  # step-level RL's queue of decision points (`decision_points`)
         self._clock = time.perf_counter()
         self._ready = False
 
@@ -313,13 +314,118 @@ class GymTrainer:
         self.lr_scheduler.step()  # the next SFT step's rate
         return {"phase": "sft", "step": step + 1, "loss": round(loss, 5), "tokens": int(ids.numel())}
 
+    def decision_points(self) -> list[Any]:
+        """The decision points step-level RL trains at (``rl_level = "step"``), in the order it takes them.
+
+        ``step_tasks`` training tasks are played greedily at every reference decision
+        (`gym_mcp.train.steps.find_points`); the model's mistakes come first, then the decisions
+        it got right (sampling may still miss them), each part shuffled. What was found is written
+        to ``decision_points.json`` (counts per kind of decision and of mistake).
+        """
+        from gym_mcp.train.steps import find_points, mistake_counts
+
+        c = self.config
+        tasks = self.rng.sample(self.tasks, min(c.step_tasks, len(self.tasks)))
+        points = find_points(
+            self.policy,
+            self.tokenizer,
+            self.rollout_env_for,
+            tasks,
+            tools_for=self._tools_for,
+            fmt=self.fmt,
+            max_new_tokens=c.max_completion_length,
+            batch=c.per_device_eval_batch_size,
+            answer_tokens=c.max_answer_tokens,
+            grammar=self.grammar,
+        )
+        wrong = [p for p in points if p.mistake is not None]
+        right = [p for p in points if p.mistake is None]
+        self.rng.shuffle(wrong)
+        self.rng.shuffle(right)
+        if self.accelerator.is_main_process:
+            found = {"tasks": len(tasks), "points": len(points), "by_kind": mistake_counts(points)}
+            (self.out / "decision_points.json").write_text(json.dumps(found, indent=1))
+        return wrong + right
+
+    def _tools_for(self, info: dict[str, Any], task: Any) -> list[dict[str, Any]]:
+        from gym_mcp.train.data import compact_tools
+
+        return compact_tools(info["tools"], task, self.distractors, info.get("perturbations", ()))
+
+    def point_step(self, step: int) -> dict[str, Any]:
+        """One step-level RL step: groups at the next ``step_points`` decision points, one update.
+
+        A point whose group has no reward spread is dropped; one with spread (a guided group
+        included: the model still fails there) goes to the back of the queue, to be sampled
+        again once the others had their turn.
+        """
+        from gym_mcp.train.losses import reply_step
+        from gym_mcp.train.steps import sample_at
+
+        c = self.config
+        if self._points is None:
+            self._points = self.decision_points()
+        taken, self._points = self._points[: c.step_points], self._points[c.step_points :]
+        groups = []
+        if taken:
+            groups = sample_at(
+                self.policy,
+                self.tokenizer,
+                self.rollout_env_for,
+                taken,
+                c.num_generations,
+                tools_for=self._tools_for,
+                fmt=self.fmt,
+                temperature=c.temperature,
+                max_new_tokens=c.max_completion_length,
+                seed=self.rng.randrange(2**31),
+                answer_tokens=c.max_answer_tokens,
+                grammar=self.grammar,
+                guide=c.step_guide,
+            )
+        stats = reply_step(
+            self.model,
+            self.optimizer,
+            [(g.replies, g.rewards) for g in groups],
+            temperature=c.temperature,
+            clip=c.epsilon,
+            kl_coef=c.beta,
+            scale_rewards=c.scale_rewards == "group",
+            num_iterations=c.num_iterations,
+            backward=self.accelerator.backward,
+        )
+        self._points += [g.point for g in groups if len(set(g.rewards)) > 1]
+        return {
+            "phase": "grpo",
+            "step": step + 1,
+            "level": "step",
+            "points": len(groups),
+            "kept": stats["kept"],
+            "left": len(self._points),
+            # the step's reward is whether a reply takes the reference's turn: mean reward = success
+            "reward_mean": round(sum(g.pass_rate for g in groups) / max(1, len(groups)), 4),
+            "success": round(sum(g.pass_rate for g in groups) / max(1, len(groups)), 4),
+            "kinds": [g.point.kind for g in groups],
+            "guided": sum(g.guided for g in groups),
+            "loss": round(stats["loss"], 5),
+            "kl": round(stats["kl"], 5),
+            "ratio_error": stats["ratio_error"],
+            "clipped": round(stats["clipped"], 4),
+            "zero_spread": stats["kept"] == 0,
+        }
+
     def grpo_step(self, step: int) -> dict[str, Any]:
-        """One GRPO step (``step`` 0-based): sample a group (`sample_group`), update on it; its metrics row."""
+        """One GRPO step (``step`` 0-based): sample a group (`sample_group`), update on it; its metrics row.
+
+        With ``rl_level = "step"``, a step-level step instead (`point_step`).
+        """
         from gym_mcp.train.losses import grpo_step
 
         c = self.config
         for group in self.optimizer.param_groups:  # GRPO runs at a constant rate
             group["lr"] = c.grpo_learning_rate or c.learning_rate
+        if c.rl_level == "step":
+            return self.point_step(step)
         drawn = self.sample_group()
         rollouts = drawn.rollouts
         if len(rollouts) < 2:

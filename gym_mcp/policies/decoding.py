@@ -7,6 +7,9 @@ evaluation and GRPO rollouts call it with many rows and a `PromptCache` carried 
 same weights do in training.
 
 - `generate_replies`: tokenize, run the prompt (through the cache), decode, cut.
+- `sample_replies`: the same decode, keeping what RL trains on (`SampledReply`): the prompt's
+  and the reply's token ids, each token's log-probability under the distribution it was drawn
+  from (the grammar's mask and the temperature applied) and that mask.
 - `PromptCache`: each episode's prompt KV cache from one turn to the next.
 - `sample_next`: greedy or sampled choice of the next token (temperature, top-k, top-p as
   transformers' own warpers compute them).
@@ -15,12 +18,39 @@ same weights do in training.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from gym_mcp.policies.guided import CallGrammar
 
-__all__ = ["PromptCache", "generate_replies", "sample_next"]
+__all__ = ["PromptCache", "SampledReply", "generate_replies", "sample_next", "sample_replies"]
+
+
+@dataclass
+class SampledReply:
+    """One reply as it was sampled: the tokens in and out, for a loss that re-renders nothing.
+
+    Attributes:
+        text: The reply as the environment gets it (cut where the model's turn ends).
+        prompt_ids: The prompt's token ids, unpadded.
+        token_ids: Every token drawn, in order, the end-of-turn token included when one was drawn
+            (it is the choice to stop). ``text`` is their decoding, cut.
+        logprobs: Each token's log-probability under the distribution it was drawn from: the
+            logits masked by the grammar (when one guided the reply), divided by the temperature.
+        allowed: Per token, the grammar's bitmask of allowed tokens (an int32 row of
+            ``ceil(vocab / 32)`` words, xgrammar's layout), or None where no grammar guided the
+            reply; a loss applies the same masks.
+        forced: Per token, whether the mask allowed it alone (its log-probability is 0 and it
+            carries no gradient: the grammar chose it, not the model).
+    """
+
+    text: str
+    prompt_ids: list[int]
+    token_ids: list[int] = field(default_factory=list)
+    logprobs: list[float] = field(default_factory=list)
+    allowed: list[Any] | None = None
+    forced: list[bool] = field(default_factory=list)
 
 
 def generate_replies(
@@ -61,6 +91,81 @@ def generate_replies(
     ``top_k`` and ``top_p`` narrow sampling (``temperature`` > 0) the way transformers' warpers
     do; the trainer samples from the full distribution (None and 1.0).
     """
+    return [
+        r.text
+        for r in _generate(
+            model,
+            tokenizer,
+            prompts,
+            max_new_tokens=max_new_tokens,
+            temperature=temperature,
+            seed=seed,
+            answer_tokens=answer_tokens,
+            cache=cache,
+            keys=keys,
+            grammar=grammar,
+            tools=tools,
+            top_k=top_k,
+            top_p=top_p,
+            trace=False,
+        )
+    ]
+
+
+def sample_replies(
+    model: Any,
+    tokenizer: Any,
+    prompts: Sequence[str],
+    *,
+    temperature: float,
+    max_new_tokens: int = 32,
+    seed: int | None = None,
+    answer_tokens: int | None = None,
+    cache: PromptCache | None = None,
+    keys: Sequence[Hashable] | None = None,
+    grammar: CallGrammar | None = None,
+    tools: Sequence[Sequence[Mapping[str, Any]]] | None = None,
+) -> list[SampledReply]:
+    """Sampled replies with their tokens and log-probs (see `SampledReply`), decoded as `generate_replies` does.
+
+    Sampling is from the full distribution at ``temperature`` (> 0; no top-k or top-p, so the
+    recorded log-probs are those of the distribution each token was drawn from).
+    """
+    if temperature <= 0:
+        raise ValueError("sample_replies samples: temperature must be > 0 (generate_replies decodes greedily)")
+    return _generate(
+        model,
+        tokenizer,
+        prompts,
+        max_new_tokens=max_new_tokens,
+        temperature=temperature,
+        seed=seed,
+        answer_tokens=answer_tokens,
+        cache=cache,
+        keys=keys,
+        grammar=grammar,
+        tools=tools,
+        trace=True,
+    )
+
+
+def _generate(
+    model: Any,
+    tokenizer: Any,
+    prompts: Sequence[str],
+    *,
+    max_new_tokens: int,
+    temperature: float,
+    seed: int | None,
+    answer_tokens: int | None,
+    cache: PromptCache | None,
+    keys: Sequence[Hashable] | None,
+    grammar: CallGrammar | None,
+    tools: Sequence[Sequence[Mapping[str, Any]]] | None,
+    trace: bool,
+    top_k: int | None = None,
+    top_p: float = 1.0,
+) -> list[SampledReply]:
     import torch
 
     from gym_mcp.policies.prompt import cut_reply
@@ -84,6 +189,7 @@ def generate_replies(
             if cache is None or keys is None:
                 cache, keys = PromptCache(), range(len(prompts))
             past = cache.batch(model, ids, mask, keys)
+        replies = [SampledReply("", ids[row][mask[row].bool()].tolist() if trace else []) for row in range(len(ids))]
         new = _decode(
             model,
             tokenizer,
@@ -97,8 +203,11 @@ def generate_replies(
             matchers=[grammar.matcher(t) for t in tools] if grammar is not None and tools is not None else None,
             top_k=top_k,
             top_p=top_p,
+            trace=replies if trace else None,
         )
-    return [cut_reply(str(tokenizer.decode(row, skip_special_tokens=True))) for row in new]
+    for reply, row in zip(replies, new, strict=True):
+        reply.text = cut_reply(str(tokenizer.decode(row, skip_special_tokens=True)))
+    return replies
 
 
 def _decode(
@@ -115,6 +224,7 @@ def _decode(
     matchers: Sequence[Any] | None = None,
     top_k: int | None = None,
     top_p: float = 1.0,
+    trace: Sequence[SampledReply] | None = None,
 ) -> list[list[int]]:
     """Each row's continuation, token by token; a row leaves the batch as soon as it stops.
 
@@ -140,6 +250,8 @@ def _decode(
             decoding throughout.
         top_k: Sample among the ``top_k`` likeliest tokens only (None or 0: all).
         top_p: Sample from the smallest set of tokens whose probability reaches ``top_p``.
+        trace: One `SampledReply` per row to record each drawn token in (its id, log-prob, mask),
+            the end-of-turn token included; None records nothing.
     """
     import torch
 
@@ -166,13 +278,26 @@ def _decode(
     new: list[list[int]] = [[] for _ in active]
     guided = grammar is not None and matchers is not None
     for step in range(max_new_tokens):
+        bitmask = None
         if guided:
             logits = logits.float()
-            grammar.mask(logits, [matchers[row] for row in active])  # type: ignore[index,union-attr]
+            bitmask = grammar.mask(logits, [matchers[row] for row in active])  # type: ignore[index,union-attr]
         picked = sample_next(logits, temperature, top_k=top_k, top_p=top_p)
+        if trace is not None:
+            drawn = torch.log_softmax(logits.float() / temperature, dim=-1)
+            chosen = drawn.gather(1, picked[:, None]).squeeze(1).tolist()
+            alone = (torch.isfinite(logits).sum(-1) == 1).tolist()
         keep = []
         for j, row in enumerate(active):
             token = int(picked[j])
+            if trace is not None:
+                record = trace[row]
+                record.token_ids.append(token)
+                record.logprobs.append(float(chosen[j]))
+                record.forced.append(bool(alone[j]))
+                if matchers is not None and matchers[row] is not None and bitmask is not None:
+                    record.allowed = record.allowed or []
+                    record.allowed.append(bitmask[j].clone())
             if token in stop_ids:
                 continue
             matcher = matchers[row] if guided else None  # type: ignore[index]

@@ -137,11 +137,17 @@ class CallGrammar:
                 self._compiled[key] = None
         return self._compiled[key]
 
-    def mask(self, logits: Any, matchers: Sequence[Any]) -> None:
-        """Set to -inf, in place, the logits of the tokens that row ``i``'s matcher (``matchers[i]``) does not allow."""
+    def mask(self, logits: Any, matchers: Sequence[Any]) -> Any:
+        """Set to -inf, in place, the logits of the tokens that row ``i``'s matcher (``matchers[i]``) does not allow.
+
+        Returns:
+            The bitmask applied (``[rows, ceil(vocab / 32)]`` int32, xgrammar's layout; a row
+            without a matcher is all ones), for a loss that must apply the same mask again.
+        """
         xgr = self._xgr
         bitmask = xgr.allocate_token_bitmask(len(matchers), self.vocab_size)
         for row, matcher in enumerate(matchers):
             if matcher is not None:  # a row without one keeps every token (the bitmask starts all ones)
                 matcher.fill_next_token_bitmask(bitmask, row)
         xgr.apply_token_bitmask_inplace(logits, bitmask.to(logits.device))
+        return bitmask
