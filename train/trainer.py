@@ -320,7 +320,8 @@ class GymTrainer:
         ``step_tasks`` training tasks are played greedily at every reference decision
         (`gym_mcp.train.steps.find_points`); the model's mistakes come first, then the decisions
         it got right (sampling may still miss them), each part shuffled. What was found is written
-        to ``decision_points.json`` (counts per kind of decision and of mistake).
+        to ``decision_points.json`` (counts per kind of decision and of mistake). The queue is not
+        checkpointed: a resumed run finds its points again, with the model it resumed.
         """
         from gym_mcp.train.steps import find_points, mistake_counts
 
