@@ -31,19 +31,53 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from gym_mcp.policies.decoding import SampledReply
     from gym_mcp.tasks import Task
 
-__all__ = ["DecisionPoint", "PointGroup", "find_points", "judge", "mistake_counts", "reference_reply", "sample_at"]
+__all__ = [
+    "DecisionKind",
+    "DecisionPoint",
+    "Mistake",
+    "PointGroup",
+    "find_points",
+    "judge",
+    "mistake_counts",
+    "reference_reply",
+    "sample_at",
+]
+
+DecisionKind = Literal["call", "ask", "confirm", "report", "stop"]
+"""What the reference does at a decision point (see the module docstring)."""
+
+Mistake = Literal[
+    "acted without asking",
+    "called without asking for the value",
+    "needless call",
+    "asked instead of calling",
+    "stopped before the call",
+    "wrong arguments",
+    "wrong tool",
+    "no confirmation asked",
+    "no question for the value",
+    "no final answer",
+    "wrong message",
+]
+"""What a reply at a decision point did wrong (`judge`)."""
 
 # the user's reply kind to a reference message -> the kind of that decision
-_SAY_KINDS = {"confirm": "confirm", "revise": "confirm", "refuse": "confirm", "answer": "ask", "reveal": "report"}
+_SAY_KINDS: dict[str, DecisionKind] = {
+    "confirm": "confirm",
+    "revise": "confirm",
+    "refuse": "confirm",
+    "answer": "ask",
+    "reveal": "report",
+}
 
 # what a reply that makes a call where the reference speaks did wrong, by the decision's kind
-_CALLED_INSTEAD = {
+_CALLED_INSTEAD: dict[str, Mistake] = {
     "confirm": "acted without asking",
     "ask": "called without asking for the value",
     "report": "needless call",
@@ -66,9 +100,9 @@ class DecisionPoint:
 
     task: Task
     turn: int
-    kind: str
+    kind: DecisionKind
     user_kind: str | None = None
-    mistake: str | None = None
+    mistake: Mistake | None = None
 
     @property
     def expected(self) -> str | dict[str, Any]:
@@ -83,7 +117,7 @@ class PointGroup:
     point: DecisionPoint
     replies: list[SampledReply]
     rewards: list[float]
-    mistakes: list[str | None]
+    mistakes: list[Mistake | None]
     guided: bool = False  # the last reply is the reference's, added because none sampled scored
 
     @property
@@ -102,7 +136,7 @@ def _user_reply(before: Mapping[str, Any], after: Mapping[str, Any]) -> str | No
     return next(iter(new), None)
 
 
-def judge(point: DecisionPoint, reply: str, before: Mapping[str, Any], after: Mapping[str, Any]) -> str | None:
+def judge(point: DecisionPoint, reply: str, before: Mapping[str, Any], after: Mapping[str, Any]) -> Mistake | None:
     """What a reply at ``point`` did wrong (None: it took the reference's turn).
 
     Args:
@@ -126,9 +160,12 @@ def judge(point: DecisionPoint, reply: str, before: Mapping[str, Any], after: Ma
         return _CALLED_INSTEAD.get(point.kind, "needless call")
     if point.user_kind is None or _user_reply(before, after) == point.user_kind:
         return None
-    return {"confirm": "no confirmation asked", "ask": "no question for the value", "stop": "no final answer"}.get(
-        point.kind, "wrong message"
-    )
+    missed: dict[str, Mistake] = {
+        "confirm": "no confirmation asked",
+        "ask": "no question for the value",
+        "stop": "no final answer",
+    }
+    return missed.get(point.kind, "wrong message")
 
 
 def _at(env: Any, point: DecisionPoint, seed: int) -> dict[str, Any]:
@@ -149,7 +186,7 @@ def reference_points(env: Any, task: Task, seed: int = 0) -> list[DecisionPoint]
             points.append(DecisionPoint(task, i, "call"))
         else:
             user = _user_reply(info, after) if "user" in after else None
-            kind = "stop" if terminated or user == "stop" else _SAY_KINDS.get(user or "", "report")
+            kind: DecisionKind = "stop" if terminated or user == "stop" else _SAY_KINDS.get(user or "", "report")
             points.append(DecisionPoint(task, i, kind, user))
         info = after
         if terminated or truncated:
