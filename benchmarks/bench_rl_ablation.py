@@ -190,14 +190,22 @@ def main() -> int:
     parser.add_argument(
         "--step-steps", type=int, default=0, help="also run N steps of step-level RL; SFT-only then matches its time"
     )
+    parser.add_argument(
+        "--eval-tasks",
+        type=int,
+        default=128,
+        help="held-out tasks each arm is evaluated on (default 128; the main job's is 64)",
+    )
     args = parser.parse_args()
     if args.step_steps < 0:
         parser.error(f"--step-steps must be >= 0, got {args.step_steps}")
+    if args.eval_tasks < 1:
+        parser.error(f"--eval-tasks must be >= 1, got {args.eval_tasks}")
     started = time.perf_counter()
     from gym_mcp.evaluation import paired_difference
     from gym_mcp.train import TrainConfig
 
-    base = TrainConfig()
+    base = replace(TrainConfig(), eval_tasks=args.eval_tasks)
     scratch = None
     if args.quick:  # a smoke run of the procedure: the tests' tiny random model, few steps
         from tests.tiny_model import build_tiny_model

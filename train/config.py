@@ -147,11 +147,15 @@ class TrainConfig:
             played up to one of its turns; see `gym_mcp.train.steps`), scored on whether each
             takes the reference's turn, trained on the tokens and grammar masks as sampled
             (`gym_mcp.train.losses.reply_step`). The points come from the model's own greedy
-            play of ``step_tasks`` training tasks when RL starts: its mistakes first, then the
-            decisions it got right; a point whose group all scores alike is dropped.
+            play of ``step_tasks`` training tasks when RL starts, the ones it fails most first
+            (its mistakes, then by each point's last pass rate); a point whose group all
+            scores alike is dropped.
         step_tasks: Training tasks whose every reference decision is played greedily to find
             the decision points (``rl_level = "step"``).
         step_points: Decision points (groups) per step (``rl_level = "step"``).
+        step_visits: Groups one decision point may get (``rl_level = "step"``): a point the
+            model still fails goes back to the front of the queue until it gets it right or
+            has had this many (`gym_mcp.train.steps.PointQueue`).
         step_guide: At a point where none of the ``num_generations`` sampled replies takes the
             reference's turn, add the reference's reply to the group (off-policy, LUFFY-style;
             see `gym_mcp.train.steps`): without it such a point has no spread and teaches nothing.
@@ -280,6 +284,7 @@ class TrainConfig:
     rl_level: str = "episode"
     step_tasks: int = 48
     step_points: int = 4
+    step_visits: int = 4
     step_guide: bool = True
     num_generations: int = 6
     num_iterations: int = 2
@@ -343,6 +348,7 @@ class TrainConfig:
             "num_iterations",
             "step_tasks",
             "step_points",
+            "step_visits",
         ):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
@@ -543,6 +549,7 @@ GRPO_KEYS = frozenset(
         "rl_level",
         "step_tasks",
         "step_points",
+        "step_visits",
         "step_guide",
         "grpo_learning_rate",
         "num_generations",

@@ -42,6 +42,7 @@ __all__ = [
     "DecisionPoint",
     "Mistake",
     "PointGroup",
+    "PointQueue",
     "find_points",
     "judge",
     "mistake_counts",
@@ -410,3 +411,54 @@ def mistake_counts(points: Sequence[DecisionPoint]) -> dict[str, dict[str, int]]
         else:
             row[p.mistake] = row.get(p.mistake, 0) + 1
     return out
+
+
+class PointQueue:
+    """The decision points step-level RL trains at, the ones the model fails most first.
+
+    A point's priority is its last group's pass rate (a guided member left out), fewer visits
+    first among equals: the model's mistakes come back until it gets them right, rather than
+    once each behind every decision it already makes. Before its first group a mistake counts
+    as pass rate 0 and a decision the greedy reply got right as 1. A point leaves the queue when
+    its group had no spread (nothing to learn there now) or after ``max_visits`` groups (a
+    point the model cannot learn does not take every step).
+
+    Args:
+        points: The points, in the order to take them among equals (`find_points` order,
+            shuffled by the caller).
+        max_visits: Groups one point may get.
+
+    Raises:
+        ValueError: ``max_visits`` below 1.
+    """
+
+    def __init__(self, points: Sequence[DecisionPoint], max_visits: int = 4) -> None:
+        if max_visits < 1:
+            raise ValueError(f"max_visits must be at least 1, got {max_visits}")
+        self.max_visits = max_visits
+        self.visits: Counter[int] = Counter()  # by place in ``points``
+        self._points = list(points)
+        self._index = {id(p): i for i, p in enumerate(self._points)}
+        self._pass = {i: 0.0 if p.mistake is not None else 1.0 for i, p in enumerate(self._points)}
+        self._waiting = set(range(len(self._points)))
+
+    def __len__(self) -> int:
+        return len(self._waiting)
+
+    def _key(self, i: int) -> tuple[float, int, int]:
+        return (self._pass[i], self.visits[i], i)
+
+    def take(self, n: int) -> list[DecisionPoint]:
+        """The next ``n`` points (fewer when fewer wait); they wait again only through `update`."""
+        chosen = sorted(self._waiting, key=self._key)[:n]
+        self._waiting.difference_update(chosen)
+        return [self._points[i] for i in chosen]
+
+    def update(self, groups: Sequence[PointGroup]) -> None:
+        """Put back the taken points whose group had spread, ranked by its pass rate."""
+        for group in groups:
+            i = self._index[id(group.point)]
+            self.visits[i] += 1
+            self._pass[i] = group.pass_rate
+            if len(set(group.rewards)) > 1 and self.visits[i] < self.max_visits:
+                self._waiting.add(i)

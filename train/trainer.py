@@ -29,7 +29,7 @@ import time
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gym_mcp.errors import ConfigError
 from gym_mcp.progress import Progress
@@ -44,6 +44,9 @@ from gym_mcp.train.reporting import (
     unseen_tool_tasks,
 )
 from gym_mcp.train.rollouts import Rollout
+
+if TYPE_CHECKING:
+    from gym_mcp.train.steps import PointQueue
 
 __all__ = ["GymTrainer", "SampledGroup", "train"]
 
@@ -128,7 +131,7 @@ class GymTrainer:
         self.rollout_envs: dict[str, Any] = {}
         self.examples: list[Example] = []
         self._bar: Progress | None = None
-        self._points: list[Any] | None = None  # step-level RL's queue of decision points (`decision_points`)
+        self._points: PointQueue | None = None  # step-level RL's queue of decision points (`decision_points`)
         self._clock = time.perf_counter()
         self._ready = False
 
@@ -314,16 +317,16 @@ class GymTrainer:
         self.lr_scheduler.step()  # the next SFT step's rate
         return {"phase": "sft", "step": step + 1, "loss": round(loss, 5), "tokens": int(ids.numel())}
 
-    def decision_points(self) -> list[Any]:
+    def decision_points(self) -> PointQueue:
         """The decision points step-level RL trains at (``rl_level = "step"``), in the order it takes them.
 
         ``step_tasks`` training tasks are played greedily at every reference decision
-        (`gym_mcp.train.steps.find_points`); the model's mistakes come first, then the decisions
-        it got right (sampling may still miss them), each part shuffled. What was found is written
+        (`gym_mcp.train.steps.find_points`), shuffled, into a `PointQueue` (the mistakes first,
+        then by each point's last pass rate; at most ``step_visits`` groups a point). What was found is written
         to ``decision_points.json`` (counts per kind of decision and of mistake). The queue is not
         checkpointed: a resumed run finds its points again, with the model it resumed.
         """
-        from gym_mcp.train.steps import find_points, mistake_counts
+        from gym_mcp.train.steps import PointQueue, find_points, mistake_counts
 
         c = self.config
         tasks = self.rng.sample(self.tasks, min(c.step_tasks, len(self.tasks)))
@@ -339,14 +342,11 @@ class GymTrainer:
             answer_tokens=c.max_answer_tokens,
             grammar=self.grammar,
         )
-        wrong = [p for p in points if p.mistake is not None]
-        right = [p for p in points if p.mistake is None]
-        self.rng.shuffle(wrong)
-        self.rng.shuffle(right)
+        self.rng.shuffle(points)
         if self.accelerator.is_main_process:
             found = {"tasks": len(tasks), "points": len(points), "by_kind": mistake_counts(points)}
             (self.out / "decision_points.json").write_text(json.dumps(found, indent=1))
-        return wrong + right
+        return PointQueue(points, max_visits=c.step_visits)
 
     def _tools_for(self, info: dict[str, Any], task: Any) -> list[dict[str, Any]]:
         from gym_mcp.train.data import compact_tools
@@ -357,8 +357,8 @@ class GymTrainer:
         """One step-level RL step: groups at the next ``step_points`` decision points, one update.
 
         A point whose group has no reward spread is dropped; one with spread (a guided group
-        included: the model still fails there) goes to the back of the queue, to be sampled
-        again once the others had their turn.
+        included: the model still fails there) goes back into the queue at its pass rate
+        (`gym_mcp.train.steps.PointQueue`): what the model fails most is sampled again first.
         """
         from gym_mcp.train.losses import reply_step
         from gym_mcp.train.steps import sample_at
@@ -366,7 +366,7 @@ class GymTrainer:
         c = self.config
         if self._points is None:
             self._points = self.decision_points()
-        taken, self._points = self._points[: c.step_points], self._points[c.step_points :]
+        taken = self._points.take(c.step_points)
         groups = []
         if taken:
             groups = sample_at(
@@ -395,7 +395,7 @@ class GymTrainer:
             num_iterations=c.num_iterations,
             backward=self.accelerator.backward,
         )
-        self._points += [g.point for g in groups if len(set(g.rewards)) > 1]
+        self._points.update(groups)
         return {
             "phase": "grpo",
             "step": step + 1,
