@@ -20,9 +20,9 @@ from gym_mcp.train.data import compact_tools  # noqa: E402
 from gym_mcp.train.loading import call_grammar, load_lora_model  # noqa: E402
 from gym_mcp.train.losses import reply_step, sampled_logprobs  # noqa: E402
 from gym_mcp.train.steps import judge, reference_points  # noqa: E402
-from tests.helpers import deposit_then_balance_task  # noqa: E402
+from tests.helpers import CraftedChat, chat_body, deposit_then_balance_task, send_json, serve_handler  # noqa: E402
 from tests.tiny_model import build_tiny_model  # noqa: E402
-from tests.users.test_users import ASK_150, BALANCE, TRANSFER, dialogue_task  # noqa: E402
+from tests.users.test_users import ASK_150, ASK_200, BALANCE, TRANSFER, dialogue_task  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -220,3 +220,62 @@ def test_a_point_the_model_never_gets_right_is_guided_by_the_reference_reply(tin
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-2)  # type: ignore[attr-defined]
     stats = reply_step(model, opt, [(g.replies, g.rewards) for g in groups], temperature=1.0)
     assert stats["kept"] == 2 and stats["ratio_error"] < 1e-4
+
+
+class RuleUser(CraftedChat):
+    """Plays an outside LLM user on loopback: each reply chosen by the agent's last message."""
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        said = [m["content"] for m in body["messages"] if m["role"] == "user"]  # the agent's turns, roles flipped
+        last = said[-1] if said else ""
+        if "$200" in last and "go ahead" in last:
+            text = "Actually, make it $150 instead."
+        elif "$150" in last and "go ahead" in last:
+            text = "Yes, please go ahead."
+        elif "transfer went through" in last:
+            text = "Now show me the balance of account ACC-1136."
+        elif "balance of ACC-1136 is" in last:
+            text = "Thanks, that is all. ###STOP###"
+        else:
+            text = "Could you tell me what you did?"
+        self.requests.append(body)
+        send_json(self, chat_body(text))
+
+
+def test_decision_points_work_with_an_llm_user_endpoint(tiny: Path) -> None:
+    """The same decisions, judged the same way, when an OpenAI-compatible endpoint plays the user."""
+    from gym_mcp.train.steps import sample_at
+
+    handler = type("Rules", (RuleUser,), {"requests": []})
+    with serve_handler(handler) as url:
+        env = gym.make("gym_mcp/Banking-v0", user=f"openai:{url}@sim", max_steps=20)
+        try:
+            task = dialogue_task()
+            points = reference_points(env, task)
+            assert [p.kind for p in points] == ["confirm", "confirm", "call", "report", "call", "stop"]
+            assert [p.user_kind for p in points] == ["revise", "confirm", None, "reveal", None, "stop"]
+            _, info = env.reset(options={"task": task})
+            _, _, _, _, info = env.step(ASK_200)
+            _, _, _, _, after = env.step(TRANSFER)  # acts where the reference asks again
+            assert judge(points[1], "", info, after) == "acted without asking"
+            model, tokenizer, fmt, grammar, _, _ = _setup(tiny)
+            groups = sample_at(
+                model,
+                tokenizer,
+                lambda server: env,
+                [points[1]],
+                2,
+                tools_for=lambda info, task: compact_tools(info["tools"], task, None, ()),
+                fmt=fmt,
+                temperature=1.0,
+                max_new_tokens=8,
+                seed=0,
+                grammar=grammar,
+                guide=True,
+            )
+        finally:
+            env.close()
+    # a random model never asks: the reference's question joins the group, judged by the endpoint's answer
+    assert groups[0].guided and groups[0].rewards == [0.0, 0.0, 1.0]
+    assert handler.requests  # every user turn above came from the endpoint
