@@ -185,27 +185,34 @@ def test_bad_step_settings_are_one_line(change: dict, message: str) -> None:  # 
         TrainConfig(model="x", **change)
 
 
-def test_a_point_the_model_never_gets_right_is_guided_by_the_reference_reply(tiny: Path) -> None:
+def _two_guided(env: object, points: list, model: object, tokenizer: object, fmt: object, grammar: object) -> list:  # type: ignore[type-arg]
+    """Groups of 2 sampled replies at ``points`` of one env, guided where none is right."""
     from gym_mcp.train.steps import sample_at
+
+    return sample_at(
+        model,
+        tokenizer,
+        lambda server: env,
+        points,
+        2,
+        tools_for=lambda info, task: compact_tools(info["tools"], task, None, ()),
+        fmt=fmt,
+        temperature=1.0,
+        max_new_tokens=8,
+        seed=0,
+        grammar=grammar,
+        guide=True,
+    )
+
+
+def test_a_point_the_model_never_gets_right_is_guided_by_the_reference_reply(tiny: Path) -> None:
 
     model, tokenizer, fmt, grammar, _, _ = _setup(tiny)
     env = gym.make("gym_mcp/Banking-v0", user="scripted", max_steps=20)
     try:
         points = reference_points(env, dialogue_task())
-        groups = sample_at(
-            model,
-            tokenizer,
-            lambda server: env,
-            [points[2], points[1]],  # the transfer call; the confirmation request before it
-            2,
-            tools_for=lambda info, task: compact_tools(info["tools"], task, None, ()),
-            fmt=fmt,
-            temperature=1.0,
-            max_new_tokens=8,
-            seed=0,
-            grammar=grammar,
-            guide=True,
-        )
+        # the transfer call; the confirmation request before it
+        groups = _two_guided(env, [points[2], points[1]], model, tokenizer, fmt, grammar)
     finally:
         env.close()
     for group in groups:  # a random model takes neither turn: each group gets the reference's reply
@@ -245,8 +252,6 @@ class RuleUser(CraftedChat):
 
 def test_decision_points_work_with_an_llm_user_endpoint(tiny: Path) -> None:
     """The same decisions, judged the same way, when an OpenAI-compatible endpoint plays the user."""
-    from gym_mcp.train.steps import sample_at
-
     handler = type("Rules", (RuleUser,), {"requests": []})
     with serve_handler(handler) as url:
         env = gym.make("gym_mcp/Banking-v0", user=f"openai:{url}@sim", max_steps=20)
@@ -260,20 +265,7 @@ def test_decision_points_work_with_an_llm_user_endpoint(tiny: Path) -> None:
             _, _, _, _, after = env.step(TRANSFER)  # acts where the reference asks again
             assert judge(points[1], "", info, after) == "acted without asking"
             model, tokenizer, fmt, grammar, _, _ = _setup(tiny)
-            groups = sample_at(
-                model,
-                tokenizer,
-                lambda server: env,
-                [points[1]],
-                2,
-                tools_for=lambda info, task: compact_tools(info["tools"], task, None, ()),
-                fmt=fmt,
-                temperature=1.0,
-                max_new_tokens=8,
-                seed=0,
-                grammar=grammar,
-                guide=True,
-            )
+            groups = _two_guided(env, [points[1]], model, tokenizer, fmt, grammar)
         finally:
             env.close()
     # a random model never asks: the reference's question joins the group, judged by the endpoint's answer
