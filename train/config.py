@@ -156,6 +156,11 @@ class TrainConfig:
         step_visits: Groups one decision point may get (``rl_level = "step"``): a point the
             model still fails goes back to the front of the queue until it gets it right or
             has had this many (`gym_mcp.train.steps.PointQueue`).
+        step_late_credit: The score of a sampled reply at a call, report or stop decision that
+            did not take the reference's turn but after which the reference still reaches the
+            task's final state (a harmless read, a later call made first); 0 scores it as any
+            other miss, and a reply that spoiled the state always scores 0
+            (`gym_mcp.train.steps.sample_at`).
         step_guide: At a point where none of the ``num_generations`` sampled replies takes the
             reference's turn, add the reference's reply to the group (off-policy, LUFFY-style;
             see `gym_mcp.train.steps`): without it such a point has no spread and teaches nothing.
@@ -285,6 +290,7 @@ class TrainConfig:
     step_tasks: int = 48
     step_points: int = 4
     step_visits: int = 4
+    step_late_credit: float = 0.0
     step_guide: bool = True
     num_generations: int = 6
     num_iterations: int = 2
@@ -358,6 +364,10 @@ class TrainConfig:
             raise ConfigError(f"rollout_workers must be >= 0, got {self.rollout_workers}")
         if self.ray_address and not self.rollout_workers:
             raise ConfigError("ray_address goes with rollout_workers >= 1")
+        if not 0 <= self.step_late_credit < 1:
+            raise ConfigError(
+                f"step_late_credit must be in [0, 1) (1 is taking the reference's turn), got {self.step_late_credit}"
+            )
         if self.max_resamples < 0:
             raise ConfigError(f"max_resamples must be >= 0, got {self.max_resamples}")
         if self.lora_layers < 0:
@@ -550,6 +560,7 @@ GRPO_KEYS = frozenset(
         "step_tasks",
         "step_points",
         "step_visits",
+        "step_late_credit",
         "step_guide",
         "grpo_learning_rate",
         "num_generations",

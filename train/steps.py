@@ -44,6 +44,7 @@ __all__ = [
     "PointGroup",
     "PointQueue",
     "find_points",
+    "finish_with_reference",
     "judge",
     "mistake_counts",
     "reference_reply",
@@ -76,6 +77,12 @@ _SAY_KINDS: dict[str, DecisionKind] = {
     "answer": "ask",
     "reveal": "report",
 }
+
+# where a reply the reference can still finish from may get partial credit (`sample_at`): decisions
+# where acting is not itself the mistake, and replies that made a call (a message in place of the
+# reference's call only costs a turn, and chatter must not earn credit)
+_LATE_KINDS = frozenset({"call", "report", "stop"})
+_LATE_MISTAKES = frozenset({"wrong tool", "wrong arguments", "needless call"})
 
 # what a reply that makes a call where the reference speaks did wrong, by the decision's kind
 _CALLED_INSTEAD: dict[str, Mistake] = {
@@ -123,7 +130,7 @@ class PointGroup:
 
     @property
     def pass_rate(self) -> float:
-        """Share of the sampled replies that took the reference's turn (a guided member left out)."""
+        """Mean score of the sampled replies, a guided member left out (without late credit: the share right)."""
         sampled = self.rewards[:-1] if self.guided else self.rewards
         return sum(sampled) / max(1, len(sampled))
 
@@ -211,8 +218,16 @@ def sample_at(
     grammar: Any = None,
     cache: Any = None,
     guide: bool = False,
+    late_credit: float = 0.0,
 ) -> list[PointGroup]:
     """A group of ``size`` replies at each point, sampled in one batch and scored on live forks.
+
+    A reply scores 1 when it takes the reference's turn (`judge`). With ``late_credit`` above 0,
+    a call at a call, report or stop decision that was not the reference's turn, but after which
+    the reference's remaining turns still reach the task's final state (a harmless read, a later
+    reference call made first: `finish_with_reference`), scores ``late_credit``; one that
+    spoiled the state scores 0, and so does a message in place of a call. Asking decisions
+    (confirm, ask) never get it: there acting is the mistake.
 
     Args:
         model: The policy.
@@ -229,8 +244,9 @@ def sample_at(
         grammar: Decode calls under the tools' schemas.
         cache: A `PromptCache` keyed by task id, carried between calls (`find_points`: a task's
             later points extend its earlier prompts, so only their new tokens run).
-        guide: Give a group in which no sampled reply scored the reference's reply as one more
-            member (see the module docstring; needs ``temperature`` > 0).
+        guide: Give a group in which no sampled reply took the reference's turn the reference's
+            reply as one more member (see the module docstring; needs ``temperature`` > 0).
+        late_credit: The score of a reply the reference can still finish from (see above).
     """
     from gym_mcp.policies.decoding import SampledReply, generate_replies, sample_replies
     from gym_mcp.train.rollouts import fork, step_all
@@ -259,8 +275,18 @@ def sample_at(
         for i, point in enumerate(points):
             mine = range(i * size, (i + 1) * size)
             mistakes = [judge(point, replies[j].text, infos[i], results[j][4]) for j in mine]
-            group = PointGroup(point, [replies[j] for j in mine], [float(m is None) for m in mistakes], mistakes)
-            if extra and not any(group.rewards):
+            rewards = [float(m is None) for m in mistakes]
+            if late_credit > 0 and point.kind in _LATE_KINDS:
+                for k, j in enumerate(mine):
+                    ended = results[j][2] or results[j][3]
+                    if (
+                        mistakes[k] in _LATE_MISTAKES
+                        and not ended
+                        and finish_with_reference(flat[j], point, results[j][4])
+                    ):
+                        rewards[k] = late_credit
+            group = PointGroup(point, [replies[j] for j in mine], rewards, mistakes)
+            if extra and all(m is not None for m in mistakes):
                 _, _, _, _, played = forks[i][size].step(point.expected)
                 prompt_ids = replies[i * size].prompt_ids
                 theirs = reference_reply(
@@ -277,6 +303,32 @@ def sample_at(
         for made in forks:
             for env in made:
                 env.close()
+
+
+def finish_with_reference(env: Any, point: DecisionPoint, after: Mapping[str, Any]) -> bool:
+    """Whether the reference's turns from ``point`` on, played after a reply there, reach the task's final state.
+
+    The reply did not take the point's turn; the reference's calls it already made (a later call
+    made first) are not made again. Judged as the episode is: the final state's fingerprint
+    against the task's (``info["state_match"]`` once the episode ends).
+
+    Args:
+        env: The environment just after the reply (a fork; it is played on).
+        point: The decision the reply was made at.
+        after: The environment's info after the reply.
+    """
+    from gym_mcp.users.base import call_done
+
+    made = list(after.get("calls") or ())
+    info: Mapping[str, Any] = after
+    for turn in point.task.reference_dialogue()[point.turn :]:
+        if isinstance(turn, dict) and call_done(turn, made):
+            continue
+        _, _, terminated, truncated, info = env.step(turn)
+        made += list(info.get("calls") or ())
+        if terminated or truncated:
+            break
+    return bool(info.get("state_match"))
 
 
 def reference_reply(

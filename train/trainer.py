@@ -383,6 +383,7 @@ class GymTrainer:
                 answer_tokens=c.max_answer_tokens,
                 grammar=self.grammar,
                 guide=c.step_guide,
+                late_credit=c.step_late_credit,
             )
         stats = reply_step(
             self.model,

@@ -258,6 +258,9 @@ def _decode(
     from gym_mcp.policies.prompt import STOP_STRINGS
 
     stop_ids = _stop_token_ids(model, tokenizer)
+    # Tokens decoded at each step to look for stop strings: each token is at least one character
+    # of an ASCII marker; twice that for tokens that decode to nothing (special ones, skipped).
+    tail_tokens = 2 * max(len(m) for m in (*STOP_STRINGS, "<tool_call>"))
     kw = _cache_kwarg()
     positions = (attention_mask.long().cumsum(-1) - 1).masked_fill(attention_mask == 0, 0)
     if past is None:
@@ -276,6 +279,7 @@ def _decode(
     position = positions[:, -1] + 1
     active = list(range(input_ids.shape[0]))
     new: list[list[int]] = [[] for _ in active]
+    called = [False for _ in active]  # a row's text holds "<tool_call>"
     guided = grammar is not None and matchers is not None
     for step in range(max_new_tokens):
         bitmask = None
@@ -304,11 +308,15 @@ def _decode(
             if matcher is not None and not matcher.accept_token(token):
                 continue
             new[row].append(token)
-            text = tokenizer.decode(new[row], skip_special_tokens=True)
+            # Only the last tokens are decoded: a marker is ASCII, so it first shows in a reply's
+            # text with the token that ends it, within its length in tokens of the end (the whole
+            # text each step was quadratic in the reply's length).
+            tail = tokenizer.decode(new[row][-tail_tokens:], skip_special_tokens=True)
+            called[row] = called[row] or "<tool_call>" in tail
             # a guided call stops where its grammar closes it, not at a stop string inside a value
-            if any(marker in text for marker in STOP_STRINGS) and (matcher is None or matcher.is_completed()):
+            if any(marker in tail for marker in STOP_STRINGS) and (matcher is None or matcher.is_completed()):
                 continue
-            if answer_tokens is not None and len(new[row]) >= answer_tokens and "<tool_call>" not in text:
+            if answer_tokens is not None and len(new[row]) >= answer_tokens and not called[row]:
                 continue
             keep.append(j)
         if not keep or step == max_new_tokens - 1:

@@ -135,6 +135,28 @@ def test_decision_points_and_what_a_reply_at_each_did_wrong() -> None:
         env.close()
 
 
+def test_a_reply_the_reference_can_still_finish_from_is_told_from_one_that_spoiled_the_state() -> None:
+    from gym_mcp.train.steps import finish_with_reference
+
+    task = dialogue_task()
+    env = gym.make("gym_mcp/Banking-v0", user="scripted", max_steps=20)
+    try:
+        point = reference_points(env, task)[2]  # the transfer, once confirmed
+
+        def finish_after(action: object) -> bool:
+            env.reset(options={"task": task})
+            for given in task.reference_dialogue()[: point.turn]:
+                env.step(given)
+            _, _, _, _, after = env.step(action)
+            return finish_with_reference(env, point, after)
+
+        assert finish_after(BALANCE)  # a read first: the reference still gets there
+        assert not finish_after({**TRANSFER, "arguments": {**TRANSFER["arguments"], "amount": 200}})  # $200 moved
+        assert finish_after(TRANSFER)  # the reference's own call is not made twice
+    finally:
+        env.close()
+
+
 def test_step_level_rl_runs_in_the_trainer(tiny: Path, tmp_path: Path) -> None:
     from gym_mcp.synth import SynthConfig, synthesize
     from gym_mcp.tasks import save_tasks
@@ -150,6 +172,7 @@ def test_step_level_rl_runs_in_the_trainer(tiny: Path, tmp_path: Path) -> None:
         sft_steps=1,
         grpo_steps=2,
         rl_level="step",
+        step_late_credit=0.5,
         step_tasks=3,
         step_points=2,
         num_generations=2,
@@ -176,6 +199,8 @@ def test_step_level_rl_runs_in_the_trainer(tiny: Path, tmp_path: Path) -> None:
         ({"rl_level": "turn"}, "rl_level must be one of episode, step"),
         ({"rl_level": "step", "perturb": "rename_tools"}, "in-process without perturbations"),
         ({"step_points": 0}, "step_points must be >= 1"),
+        ({"step_visits": 0}, "step_visits must be >= 1"),
+        ({"step_late_credit": 1.0}, r"step_late_credit must be in \[0, 1\)"),
     ],
 )
 def test_bad_step_settings_are_one_line(change: dict, message: str) -> None:  # type: ignore[type-arg]
