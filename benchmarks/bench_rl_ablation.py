@@ -28,8 +28,12 @@ held: the share of groups without reward spread (no signal), the mean reward spr
 group, success inside the groups, and seconds per group. Target: SFT+GRPO >= SFT-only + 5
 points. Writes ``runs/bench/rl_ablation.json`` and ``rl_ablation.png``.
 
-Run: ``python benchmarks/bench_rl_ablation.py [--seeds 0 1 2] [--quick]`` (about 15 minutes a seed
-on two CPU cores with nothing else running; ``--quick`` is a smoke run with a tiny random model).
+Run: ``python benchmarks/bench_rl_ablation.py [--seeds 0 1 2] [--step-steps 16] [--quick]`` (with
+``--step-steps 16`` and 128 held-out tasks, about 100 minutes a seed on two CPU cores with nothing
+else running: each trained arm's evaluation takes 10-12 of them; ``--quick`` is a smoke run with a
+tiny random model). ``--resume`` goes on from the runs a stopped bench left: an unfinished arm from
+its last checkpoint, a finished one read back, so seeds can be run in separate sittings and then
+reported together with ``--seeds 0 1 2 --resume``.
 """
 
 from __future__ import annotations
@@ -66,8 +70,14 @@ def _metrics(folder: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
 
 
-def _fork_run(source: Path, dest: Path) -> None:
-    """A copy of a finished run to resume from its checkpoint (its final evaluation left behind)."""
+def _fork_run(source: Path, dest: Path, *, resume: bool = False) -> None:
+    """A copy of a finished run to resume from its checkpoint (its final evaluation left behind).
+
+    With ``resume``, an arm that already has a checkpoint of its own is kept: training it again
+    goes on from there (or, finished, only reads its saved evaluation back).
+    """
+    if resume and (dest / "checkpoint").exists():
+        return
     if dest.exists():
         shutil.rmtree(dest)
     shutil.copytree(source, dest, ignore=shutil.ignore_patterns(*RESULTS))
@@ -88,20 +98,38 @@ def _confirmations(run: Path) -> list[int]:
 
 
 def run_seed(
-    base: Any, seed: int, out: Path, *, sft_eval: bool = False, unscaled: bool = False, step_steps: int = 0
+    base: Any,
+    seed: int,
+    out: Path,
+    *,
+    sft_eval: bool = False,
+    unscaled: bool = False,
+    step_steps: int = 0,
+    resume: bool = False,
 ) -> dict[str, Any]:
-    """The runs of one seed; returns their held-out results and GRPO's group statistics."""
-    from gym_mcp.train import train
+    """The runs of one seed; returns their held-out results and GRPO's group statistics.
+
+    Without ``resume`` the seed's folder is deleted first (its checkpoints would be resumed, not
+    retrained); with it, each arm goes on from its own checkpoint (a run that was stopped).
+    """
+    from gym_mcp.train import train as train_run
+
+    def train(config: Any) -> dict[str, Any]:
+        run = Path(config.output_dir)
+        if resume and (run / "summary.json").exists():  # finished: its evaluations are read back
+            saved = {k: run / f"eval_{k}.json" for k in ("before", "after")}
+            return {k: json.loads(p.read_text()) if p.exists() else None for k, p in saved.items()}
+        return train_run(config)
 
     folder = out / f"seed{seed}"
-    if folder.exists():  # a previous run's checkpoints would be resumed, not retrained
+    if folder.exists() and not resume:
         shutil.rmtree(folder)
     sft = replace(base, seed=seed, grpo_steps=0, output_dir=str(folder / "sft"))
     # the held-out split does not change the train split, so the prefix may skip its evaluation
     first = train(sft if sft_eval else replace(sft, eval_tasks=0))
     sft_seconds = statistics.mean(r["seconds"] for r in _metrics(folder / "sft") if r["phase"] == "sft")
 
-    _fork_run(folder / "sft", folder / "sft+grpo")
+    _fork_run(folder / "sft", folder / "sft+grpo", resume=resume)
     grpo = train(replace(sft, grpo_steps=base.grpo_steps, output_dir=str(folder / "sft+grpo")))
     if not first["before"]:
         first["before"] = grpo["before"]
@@ -110,13 +138,13 @@ def run_seed(
 
     stepped, step_rows = None, []
     if step_steps:
-        _fork_run(folder / "sft", folder / "sft+step")
+        _fork_run(folder / "sft", folder / "sft+step", resume=resume)
         stepped = train(replace(sft, grpo_steps=step_steps, rl_level="step", output_dir=str(folder / "sft+step")))
         step_rows = [r for r in _metrics(folder / "sft+step") if r["phase"] == "grpo"]
     step_seconds = sum(r["seconds"] for r in step_rows)
 
     extra = max(1, round((step_seconds or grpo_seconds) / sft_seconds))  # equal time with the step arm when run
-    _fork_run(folder / "sft", folder / "sft-only")
+    _fork_run(folder / "sft", folder / "sft-only", resume=resume)
     more = train(replace(sft, sft_steps=base.sft_steps + extra, output_dir=str(folder / "sft-only")))
     extra_seconds = sum(r["seconds"] for r in _metrics(folder / "sft-only") if r["step"] > base.sft_steps)
 
@@ -125,7 +153,7 @@ def run_seed(
 
     flat = None
     if unscaled:
-        _fork_run(folder / "sft", folder / "sft+grpo-unscaled")
+        _fork_run(folder / "sft", folder / "sft+grpo-unscaled", resume=resume)
         flat = train(
             replace(sft, grpo_steps=base.grpo_steps, scale_rewards="none", output_dir=str(folder / "sft+grpo-unscaled"))
         )
@@ -196,6 +224,12 @@ def main() -> int:
         default=128,
         help="held-out tasks each arm is evaluated on (default 128; the main job's is 64)",
     )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on from the runs a stopped bench left in --work (each arm from its own checkpoint; "
+        "finished arms are read back, not retrained)",
+    )
     args = parser.parse_args()
     if args.step_steps < 0:
         parser.error(f"--step-steps must be >= 0, got {args.step_steps}")
@@ -226,7 +260,15 @@ def main() -> int:
         for seed in args.seeds:
             print(f"seed {seed}: SFT, then GRPO or more SFT from the same checkpoint", file=sys.stderr)
             rows.append(
-                run_seed(base, seed, work, sft_eval=args.sft_eval, unscaled=args.unscaled, step_steps=args.step_steps)
+                run_seed(
+                    base,
+                    seed,
+                    work,
+                    sft_eval=args.sft_eval,
+                    unscaled=args.unscaled,
+                    step_steps=args.step_steps,
+                    resume=args.resume,
+                )
             )
             print(json.dumps(rows[-1]), file=sys.stderr)
     finally:

@@ -549,6 +549,8 @@ class GymTrainer:
         self._state = _SamplerState(self.rng)
         self._register_checkpointing()
         self.step = self.load_checkpoint(ckpt)
+        if self.accelerator.is_main_process:
+            drop_rows_after(out / "metrics.jsonl", self.step)
         self.lr_scheduler = sft_scheduler(c, self.optimizer)
         if self.step < c.sft_steps:
             position_scheduler(self.lr_scheduler, self.step)
@@ -706,6 +708,20 @@ class GymTrainer:
         self.rng.setstate(state["rng"])
         torch.set_rng_state(state["torch_rng"])
         return int(state["step"])
+
+
+def drop_rows_after(path: Path, step: int) -> None:
+    """Keep the rows of ``metrics.jsonl`` up to ``step``: the steps after the checkpoint are trained again.
+
+    A run stopped between checkpoints logged steps its checkpoint does not hold; resumed, it logs
+    them again, and without this the file would hold those steps twice.
+    """
+    if not path.exists():
+        return
+    lines = path.read_text().splitlines()
+    kept = [line for line in lines if line.strip() and json.loads(line).get("step", 0) <= step]
+    if len(kept) != len(lines):
+        path.write_text("".join(line + "\n" for line in kept))
 
 
 def train(config: TrainConfig, *, progress: bool = True) -> dict[str, Any]:

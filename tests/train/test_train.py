@@ -202,6 +202,32 @@ def test_resume_from_a_checkpoint_continues_identically(tiny: Path, tmp_path: Pa
     assert json.loads((tmp_path / "resumed" / "metrics.jsonl").read_text().splitlines()[-1])["step"] == 5
 
 
+def test_a_run_stopped_between_checkpoints_logs_each_step_once_when_resumed(tiny: Path, tmp_path: Path) -> None:
+    """Steps logged after the last checkpoint are trained again on resume: their first rows go."""
+    from gym_mcp.synth import SynthConfig, synthesize
+    from gym_mcp.tasks import save_tasks
+    from gym_mcp.train import GymTrainer, train
+
+    class StopsAtStep3(GymTrainer):
+        def sft_step(self, step: int) -> dict[str, object]:
+            if step == 3:  # steps 1-3 logged, the checkpoint holds 2 (save_steps=2)
+                raise KeyboardInterrupt
+            return super().sft_step(step)
+
+    tasks = tmp_path / "tasks.jsonl"
+    save_tasks(synthesize("banking", SynthConfig(n=8, seed=2, max_chain=2)).tasks, tasks)
+    train(_config(tiny, tmp_path / "straight", tasks), progress=False)
+    with pytest.raises(KeyboardInterrupt):
+        StopsAtStep3(_config(tiny, tmp_path / "resumed", tasks), progress=False).train()
+    metrics = tmp_path / "resumed" / "metrics.jsonl"
+    assert [json.loads(x)["step"] for x in metrics.read_text().splitlines()] == [1, 2, 3]
+    train(_config(tiny, tmp_path / "resumed", tasks), progress=False)
+    rows = [json.loads(x) for x in metrics.read_text().splitlines()]
+    straight = [json.loads(x) for x in (tmp_path / "straight" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows] == [1, 2, 3, 4]
+    assert [r["loss"] for r in rows] == [r["loss"] for r in straight]
+
+
 def test_the_evaluation_before_training_is_the_base_models_when_a_run_resumes(
     tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
