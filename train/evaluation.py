@@ -233,7 +233,7 @@ def eval_cache_path(config: TrainConfig, fmt: Any, tasks: Sequence[Any]) -> Path
     import torch
 
     import gym_mcp
-    from gym_mcp.policies.weights import models_dir, resolve_model
+    from gym_mcp.policies.weights import load_dtype, models_dir, resolve_model
     from gym_mcp.train.loading import mixed_precision
 
     folder = Path(resolve_model(config.model))
@@ -258,6 +258,9 @@ def eval_cache_path(config: TrainConfig, fmt: Any, tasks: Sequence[Any]) -> Path
             config.eval_perturb,
             config.user,
             mixed_precision(config.precision, torch.cuda.is_available()),
+            # a CPU fp32 evaluation is not a GPU bf16 one: the device and the weights' dtype count
+            "cuda" if torch.cuda.is_available() else "cpu",
+            str(load_dtype("cuda" if torch.cuda.is_available() else "cpu", config.precision)),
         ],
         "version": gym_mcp.__version__,
     }

@@ -224,10 +224,10 @@ def export_run(
             f"cannot tell the Hugging Face id of the base model {model!r}; name it with base= (--base ID)"
         )
     try:
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers import AutoTokenizer
     except ImportError as exc:
         raise DependencyMissing("export needs the [train] extra: pip install -e '.[train]'", extra="train") from exc
-    from gym_mcp.policies.weights import resolve_model
+    from gym_mcp.policies.weights import load_causal_lm, resolve_model
 
     local = resolve_model(model, verbose=True)
     tmp = target.absolute().with_name(f"{target.name}.tmp{os.getpid()}")
@@ -239,9 +239,7 @@ def export_run(
         if merge:
             from peft import PeftModel
 
-            merged = PeftModel.from_pretrained(
-                AutoModelForCausalLM.from_pretrained(local, local_files_only=True), str(folder.checkpoint)
-            ).merge_and_unload()
+            merged = PeftModel.from_pretrained(load_causal_lm(local), str(folder.checkpoint)).merge_and_unload()
             merged.config._name_or_path = name  # where a config records its source: the name, not this machine's path
             merged.save_pretrained(tmp)
         else:

@@ -14,7 +14,9 @@ from gym_mcp.errors import ConfigError, DependencyMissing
 __all__ = ["call_grammar", "load_lora_model", "mixed_precision"]
 
 
-def load_lora_model(model: str | os.PathLike[str], lora_config: Any, *, last_layers: int = 0) -> tuple[Any, Any]:
+def load_lora_model(
+    model: str | os.PathLike[str], lora_config: Any, *, last_layers: int = 0, dtype: Any = None
+) -> tuple[Any, Any]:
     """A causal LM with fresh LoRA adapters (base weights frozen).
 
     Args:
@@ -24,20 +26,23 @@ def load_lora_model(model: str | os.PathLike[str], lora_config: Any, *, last_lay
         last_layers: Put adapters on the model's last ``last_layers`` transformer layers only
             (PEFT's ``layers_to_transform``); 0: on every layer. Nothing below the lowest adapted
             layer needs a gradient, so the backward pass stops there.
+        dtype: The frozen base weights' dtype (default float32; see `load_dtype`). The adapters
+            stay float32 whatever it is (PEFT's ``autocast_adapter_dtype``), so the optimizer
+            updates float32 weights.
 
     Returns:
         ``(peft_model, tokenizer)``.
     """
     try:
         from peft import get_peft_model
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers import AutoTokenizer
     except ImportError as exc:
         raise DependencyMissing("training needs the [train] extra: pip install -e '.[train]'", extra="train") from exc
-    from gym_mcp.policies.weights import resolve_model
+    from gym_mcp.policies.weights import load_causal_lm, resolve_model
 
     path = resolve_model(model, verbose=True)
     tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
-    base = AutoModelForCausalLM.from_pretrained(path, local_files_only=True)
+    base = load_causal_lm(path, dtype=dtype)
     if last_layers:
         depth = int(base.config.num_hidden_layers)
         lora_config.layers_to_transform = list(range(max(depth - last_layers, 0), depth))

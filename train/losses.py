@@ -381,19 +381,19 @@ def sampled_logprobs(model: Any, replies: Sequence[SampledReply], temperature: f
     import torch
     from transformers import DynamicCache
 
-    from gym_mcp.policies.decoding import _cache_kwarg
+    from gym_mcp.policies.decoding import cache_kwarg, output_cache
 
     prompt = replies[0].prompt_ids
     if any(r.prompt_ids != prompt for r in replies):
         raise ValueError("sampled_logprobs takes replies to one prompt")
     device = next(model.parameters()).device
     n, width = len(replies), max(len(r.token_ids) for r in replies)
-    kw = _cache_kwarg()
+    kw = cache_kwarg(model)
     out = model(input_ids=torch.tensor([prompt], device=device), use_cache=True)
     first = out.logits[:, -1:, :].expand(n, 1, -1)  # predicts every reply's first token
     logits = first
     if width > 1:
-        layers = [(k.expand(n, -1, -1, -1), v.expand(n, -1, -1, -1)) for k, v, *_ in out[kw]]
+        layers = [(k.expand(n, -1, -1, -1), v.expand(n, -1, -1, -1)) for k, v, *_ in output_cache(out)]
         ids = torch.zeros(n, width - 1, dtype=torch.long, device=device)
         attention = torch.zeros(n, len(prompt) + width - 1, dtype=torch.long, device=device)
         attention[:, : len(prompt)] = 1

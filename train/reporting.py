@@ -10,6 +10,7 @@ from typing import Any
 
 __all__ = [
     "breakdown_table",
+    "peak_gpu_gb",
     "peak_rss_gb",
     "plot_run",
     "step_status",
@@ -27,14 +28,29 @@ def peak_rss_gb() -> float:
     return round(peak / (1e9 if sys.platform == "darwin" else 1e6), 2)
 
 
-def timing_table(timings: dict[str, float], peak_rss: float | None = None) -> str:
-    """Where the run's time went, as Markdown (and the peak memory)."""
+def peak_gpu_gb() -> float | None:
+    """The most GPU memory torch's allocator held at once in this process, in GB; None without CUDA.
+
+    What torch allocated (``max_memory_allocated``), not what the driver reserved: the figure a
+    smaller card must hold.
+    """
+    import torch
+
+    if not torch.cuda.is_available():
+        return None
+    return round(torch.cuda.max_memory_allocated() / 1e9, 2)
+
+
+def timing_table(timings: dict[str, float], peak_rss: float | None = None, peak_gpu: float | None = None) -> str:
+    """Where the run's time went, as Markdown (and the peak memory: resident, and GPU where there is one)."""
     total = sum(timings.values())
     lines = ["| phase | seconds | share |", "|---|---|---|"]
     lines += [f"| {name} | {sec:.0f} | {100 * sec / max(total, 1e-9):.0f}% |" for name, sec in timings.items()]
     lines.append(f"| total | {total:.0f} | 100% |")
     if peak_rss is not None:
         lines.append(f"peak RSS: {peak_rss:.2f} GB")
+    if peak_gpu is not None:
+        lines.append(f"peak GPU memory: {peak_gpu:.2f} GB")
     return "\n".join(lines)
 
 

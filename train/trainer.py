@@ -37,6 +37,7 @@ from gym_mcp.train.config import TrainConfig, check_resumable, make_reward
 from gym_mcp.train.data import Example, held_out_split, run_tasks, sft_batch_indices
 from gym_mcp.train.reporting import (
     breakdown_table,
+    peak_gpu_gb,
     peak_rss_gb,
     plot_run,
     step_status,
@@ -138,14 +139,21 @@ class GymTrainer:
     # -- hooks ---------------------------------------------------------------------------------
 
     def load_model(self) -> tuple[Any, Any]:
-        """The model with fresh LoRA adapters and its tokenizer (see `load_lora_model`)."""
+        """The model with fresh LoRA adapters and its tokenizer (see `load_lora_model`).
+
+        The frozen base weights are bfloat16 on a CUDA card that has it (``precision`` "auto" or
+        "bf16") and float32 elsewhere (`load_dtype`); the adapters are float32 either way.
+        """
+        import torch
         from peft import LoraConfig
 
+        from gym_mcp.policies.weights import load_dtype
         from gym_mcp.train.loading import load_lora_model
 
         c = self.config
         lora = LoraConfig(r=c.lora_r, lora_alpha=c.lora_alpha, target_modules=list(c.lora_targets))
-        return load_lora_model(c.model, lora, last_layers=c.lora_layers)
+        dtype = load_dtype("cuda" if torch.cuda.is_available() else "cpu", c.precision)
+        return load_lora_model(c.model, lora, last_layers=c.lora_layers, dtype=dtype)
 
     def make_env(self, user: str | None = None, perturb: str | None = None, server: str | None = None) -> Any:
         """A new environment of ``server`` (default: the run's first training server).
@@ -588,8 +596,9 @@ class GymTrainer:
 
         Returns:
             ``{"last": last metrics row, "before": ..., "after": ..., "timings": {phase: seconds},
-            "peak_rss_gb": ..., "breakdown": the table of `breakdown_table`}``; ``before``/``after``
-            are evaluation summaries, or None when ``eval_tasks`` is 0.
+            "peak_rss_gb": ..., "peak_gpu_gb": ..., "breakdown": the table of `breakdown_table`}``;
+            ``before``/``after`` are evaluation summaries, or None when ``eval_tasks`` is 0;
+            ``peak_gpu_gb`` is None without CUDA.
         """
         if not self._ready:
             self.setup()
@@ -623,6 +632,7 @@ class GymTrainer:
             "after": after,
             "timings": self.timings,
             "peak_rss_gb": peak_rss_gb(),
+            "peak_gpu_gb": peak_gpu_gb(),
             "breakdown": breakdown_table(
                 before, after, unseen_tool_tasks(self.tasks, self.held_out), unseen_servers=c.eval_servers
             ),
@@ -632,6 +642,7 @@ class GymTrainer:
             summary = {
                 "timings": self.timings,
                 "peak_rss_gb": result["peak_rss_gb"],
+                "peak_gpu_gb": result["peak_gpu_gb"],
                 "table": summary_table(before, after),
                 "breakdown": result["breakdown"],
             }

@@ -418,6 +418,32 @@ def _class_name(env_id: str) -> str:
     return f"{base}ToolEnv"
 
 
+def _methods_render_as_tools() -> bool:
+    """Whether this transformers renders a bound method as a tool in a chat template.
+
+    TRL's ``environment_factory`` hands the environment's bound methods to the chat template as
+    its tools; transformers before 5.2 accepts plain functions only ("Tools should either be a
+    JSON schema, or a callable function ..."). Probed on a one-line template, not guessed from
+    the version.
+    """
+    from transformers.utils.chat_template_utils import render_jinja_template
+
+    class Probe:
+        def probe(self, x: int) -> int:
+            """A probe.
+
+            Args:
+                x: A number.
+            """
+            return x
+
+    try:
+        render_jinja_template([[{"role": "user", "content": "hi"}]], tools=[Probe().probe], chat_template="{{ tools }}")
+    except ValueError:
+        return False
+    return True
+
+
 def environment_factory(
     env_id: str,
     tasks: Iterable[Task] = (),
@@ -453,7 +479,18 @@ def environment_factory(
     Raises:
         ConfigError: The mix is unknown, or holds kinds that change the tools; or ``openenv_url``
             with ``gym.make`` arguments or a mix (those are the server's).
+        DependencyMissing: transformers is older than 5.2: TRL passes the environment's bound
+            methods as tools, which older chat-template code rejects in TRL's first rollout.
     """
+    if not _methods_render_as_tools():
+        import transformers
+
+        raise DependencyMissing(
+            f"TRL's environment_factory needs transformers>=5.2 (installed: {transformers.__version__}): TRL hands "
+            "the environment's methods to the chat template as tools, and older transformers accepts plain "
+            "functions only; pip install 'transformers>=5.2'",
+            extra="trl",
+        )
     if openenv_url is not None and (make_kwargs or perturb is not None):
         raise ConfigError(
             "with openenv_url the server holds the environment's settings: pass reward, max_steps, perturb ... "

@@ -261,7 +261,7 @@ def _decode(
     # Tokens decoded at each step to look for stop strings: each token is at least one character
     # of an ASCII marker; twice that for tokens that decode to nothing (special ones, skipped).
     tail_tokens = 2 * max(len(m) for m in (*STOP_STRINGS, "<tool_call>"))
-    kw = _cache_kwarg()
+    kw = cache_kwarg(model)
     positions = (attention_mask.long().cumsum(-1) - 1).masked_fill(attention_mask == 0, 0)
     if past is None:
         out = model(
@@ -275,7 +275,7 @@ def _decode(
             use_cache=True,
             **{kw: past},
         )
-    past, logits, mask = out[kw], out.logits[:, -1, :], attention_mask
+    past, logits, mask = output_cache(out), out.logits[:, -1, :], attention_mask
     position = positions[:, -1] + 1
     active = list(range(input_ids.shape[0]))
     new: list[list[int]] = [[] for _ in active]
@@ -292,8 +292,9 @@ def _decode(
             chosen = drawn.gather(1, picked[:, None]).squeeze(1).tolist()
             alone = (torch.isfinite(logits).sum(-1) == 1).tolist()
         keep = []
+        tokens = picked.tolist()  # one device-to-host copy a step for every row, not one per row
         for j, row in enumerate(active):
-            token = int(picked[j])
+            token = tokens[j]
             if trace is not None:
                 record = trace[row]
                 record.token_ids.append(token)
@@ -330,7 +331,7 @@ def _decode(
         out = model(
             input_ids=picked[:, None], attention_mask=mask, position_ids=position[:, None], use_cache=True, **{kw: past}
         )
-        past, logits, position = out[kw], out.logits[:, -1, :], position + 1
+        past, logits, position = output_cache(out), out.logits[:, -1, :], position + 1
     return new
 
 
@@ -368,11 +369,26 @@ def _stop_token_ids(model: Any, tokenizer: Any) -> set[int]:
     return ids
 
 
-def _cache_kwarg() -> str:
-    """``generate``'s name for a given KV cache: ``cache`` from transformers 5, ``past_key_values`` before."""
-    import transformers
+def cache_kwarg(model: Any) -> str:
+    """The keyword ``model``'s forward takes a KV cache by: ``cache`` or ``past_key_values``.
 
-    return "cache" if int(transformers.__version__.split(".")[0]) >= 5 else "past_key_values"
+    Read from the forward's signature (a PEFT model's base model's), not guessed from the
+    transformers version: 5.x releases renamed it at different times for different outputs.
+    """
+    import inspect
+
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    params = inspect.signature(base.forward).parameters
+    return "cache" if "cache" in params and "past_key_values" not in params else "past_key_values"
+
+
+def output_cache(out: Any) -> Any:
+    """The KV cache a forward pass returned, under whichever name this transformers gives it."""
+    for name in ("cache", "past_key_values"):
+        value = out.get(name) if hasattr(out, "get") else getattr(out, name, None)
+        if value is not None:
+            return value
+    raise KeyError("the model returned no KV cache (neither 'cache' nor 'past_key_values'); was use_cache=True?")
 
 
 class PromptCache:
@@ -408,8 +424,8 @@ class PromptCache:
             device = next(model.parameters()).device
             past = DynamicCache(ddp_cache_data=kv) if kv else DynamicCache()
             new = torch.tensor([list(ids[same:])], device=device)
-            out = model(input_ids=new, use_cache=True, **{_cache_kwarg(): past})
-            kv = [(k, v) for k, v, *_ in out[_cache_kwarg()]]
+            out = model(input_ids=new, use_cache=True, **{cache_kwarg(model): past})
+            kv = [(k, v) for k, v, *_ in output_cache(out)]
         self.reused_tokens += same
         self.computed_tokens += len(ids) - same
         self._ids[key], self._kv[key] = list(ids), kv

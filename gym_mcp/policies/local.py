@@ -39,7 +39,8 @@ class LocalModel:
         path: Folder with the model and tokenizer (``save_pretrained`` output), a ``.gguf`` file,
             or ``"smollm2"`` (the default model; see `gym_mcp.policies.weights.resolve_model`).
         adapter: Folder with a PEFT adapter to apply.
-        device: Torch device (default CPU).
+        device: Torch device; ``"auto"`` (the default) is the GPU where torch sees one, else the
+            CPU. The weights are bfloat16 on a CUDA card that has it, float32 elsewhere.
         prompt_format: ``"auto"``, ``"chat_template"`` or ``"compact"`` (see
             `gym_mcp.policies.prompt.prompt_format`); use the one the adapter was trained with
             (``"auto"`` picks the same as training's default).
@@ -52,25 +53,26 @@ class LocalModel:
         path: str | os.PathLike[str],
         *,
         adapter: str | os.PathLike[str] | None = None,
-        device: str = "cpu",
+        device: str = "auto",
         prompt_format: str = "auto",
         guided_calls: bool = False,
     ) -> None:
         try:
             import torch  # noqa: F401  (the [train] extra is there)
-            from transformers import AutoModelForCausalLM, AutoTokenizer
+            from transformers import AutoTokenizer
         except ImportError as exc:
             raise DependencyMissing(
                 "local models need the [train] extra: pip install -e '.[train]'", extra="train"
             ) from exc
-        from gym_mcp.policies.weights import resolve_model
+        from gym_mcp.policies.weights import load_causal_lm, load_dtype, resolve_device, resolve_model
 
+        device = resolve_device(device)
         folder = Path(resolve_model(path, verbose=True))
         if not folder.is_dir():
             raise ConfigError(f"model folder {folder} does not exist (models are loaded from local paths only)")
         self.tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
         self.format = prompt_format_for(self.tokenizer, prompt_format)
-        model: Any = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True)
+        model: Any = load_causal_lm(folder, dtype=load_dtype(device))
         if adapter is not None:
             from peft import PeftModel
 

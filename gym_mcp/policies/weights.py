@@ -10,6 +10,11 @@ transformers can read GGUF files (with the ``gguf`` package) but dequantizes the
 once: its weights are copied into a plain model of the same config and saved, with the tokenizer,
 under ``$GYM_MCP_HOME/cache/models`` (default ``~/.cache/gym-mcp/models``). Later loads take about
 a second.
+
+Every load goes through `load_causal_lm`: an explicit dtype (`load_dtype`: float32 on a CPU,
+bfloat16 on a CUDA card that has it) and hub kernels off. transformers 5.2x turns hub kernels on
+by default and then fails on a CUDA machine without the ``kernels`` package ("Kernels are not
+available"); they would also be fetched from the hub at run time, which gym-mcp never does.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import os
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 from gym_mcp.errors import ConfigError, DependencyMissing
 
@@ -31,7 +37,10 @@ __all__ = [
     "convert_gguf",
     "default_model_dir",
     "find_default_gguf",
+    "load_causal_lm",
+    "load_dtype",
     "models_dir",
+    "resolve_device",
     "resolve_model",
 ]
 
@@ -110,7 +119,7 @@ def convert_gguf(gguf: str | os.PathLike[str], dest: str | os.PathLike[str], *, 
     if quiet:
         os.environ.setdefault("TQDM_DISABLE", "1")
     tokenizer = AutoTokenizer.from_pretrained(source.parent, gguf_file=source.name)
-    loaded = AutoModelForCausalLM.from_pretrained(source.parent, gguf_file=source.name)
+    loaded = AutoModelForCausalLM.from_pretrained(source.parent, gguf_file=source.name, use_kernels=False)
     config = copy.deepcopy(loaded.config)
     # the weights are plain now: without this, Trainer-based code (TRL) refuses "a GGUF-quantized model"
     config.__dict__.pop("quantization_config", None)
@@ -124,6 +133,57 @@ def convert_gguf(gguf: str | os.PathLike[str], dest: str | os.PathLike[str], *, 
     except OSError:  # another process finished first
         shutil.rmtree(tmp, ignore_errors=True)
     return target
+
+
+def resolve_device(device: str = "auto") -> str:
+    """A torch device for a model: ``"auto"`` is ``"cuda"`` where torch sees a GPU, else ``"cpu"``.
+
+    Anything else is returned as given (``"cpu"``, ``"cuda:1"``, ...); torch checks it when the
+    model moves there.
+    """
+    if device != "auto":
+        return device
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def load_dtype(device: str, precision: str = "auto") -> Any:
+    """The dtype a model's weights are loaded in on ``device``.
+
+    Args:
+        device: Where the model runs (``"cpu"``, ``"cuda"``, ``"cuda:0"``, ...; not ``"auto"``).
+        precision: ``"auto"`` (bfloat16 on a CUDA card that supports it, float32 elsewhere),
+            ``"bf16"`` or ``"fp32"``, as `TrainConfig.precision`.
+
+    Returns:
+        ``torch.bfloat16`` or ``torch.float32``. A CPU always gets float32: bf16 measured not
+        worth it there (see `TrainConfig.precision`), and the figures of the docs are fp32's.
+    """
+    import torch
+
+    if precision not in {"auto", "bf16", "fp32"}:
+        raise ConfigError(f"precision must be 'auto', 'bf16' or 'fp32', got {precision!r}")
+    if not device.startswith("cuda") or precision == "fp32":
+        return torch.float32
+    if precision == "bf16" or torch.cuda.is_bf16_supported():
+        return torch.bfloat16
+    return torch.float32
+
+
+def load_causal_lm(folder: str | os.PathLike[str], *, dtype: Any = None) -> Any:
+    """``AutoModelForCausalLM.from_pretrained`` of a local folder: an explicit dtype, no hub kernels.
+
+    Args:
+        folder: A model folder (see `resolve_model`); nothing is downloaded.
+        dtype: The weights' dtype (default float32; see `load_dtype`).
+    """
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    return AutoModelForCausalLM.from_pretrained(
+        folder, local_files_only=True, dtype=torch.float32 if dtype is None else dtype, use_kernels=False
+    )
 
 
 def _file_key(path: Path) -> str:

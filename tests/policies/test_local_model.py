@@ -130,7 +130,8 @@ def test_a_local_model_decodes_as_transformers_generate_did(
         if seed is not None:
             torch.manual_seed(seed)
         out = model.model.generate(
-            **inputs,
+            input_ids=inputs["input_ids"],  # not **inputs: older tokenizers add token_type_ids, which generate refuses
+            attention_mask=inputs["attention_mask"],
             max_new_tokens=24,
             pad_token_id=model.tokenizer.eos_token_id,
             stop_strings=list(STOP_STRINGS),
@@ -142,3 +143,43 @@ def test_a_local_model_decodes_as_transformers_generate_did(
         expected = cut_reply(model.tokenizer.decode(new, skip_special_tokens=True))
         got = model.generate(prompt, max_new_tokens=24, temperature=temperature, top_p=top_p, seed=seed)
         assert got == expected
+
+
+def test_the_kv_cache_keyword_is_read_from_the_model_not_guessed_from_the_version(taught_model: Path) -> None:
+    """transformers 5.x renamed ``past_key_values`` at different releases: the forward's signature decides."""
+    import inspect
+
+    import torch
+    from peft import LoraConfig, get_peft_model
+
+    from gym_mcp.policies.decoding import cache_kwarg, output_cache
+
+    model = LocalModel(taught_model)  # device "auto"
+    assert model.device == ("cuda" if torch.cuda.is_available() else "cpu")
+    kw = cache_kwarg(model.model)
+    assert kw in inspect.signature(model.model.forward).parameters
+    ids = model.tokenizer("Show the balance", return_tensors="pt")["input_ids"].to(model.device)
+    with torch.no_grad():
+        past = output_cache(model.model(input_ids=ids, use_cache=True))
+        assert past.get_seq_length() == ids.shape[1]
+        out = model.model(input_ids=ids[:, -1:], use_cache=True, **{kw: past})  # the cache is taken, and grows
+    assert output_cache(out).get_seq_length() == ids.shape[1] + 1
+    wrapped = get_peft_model(model.model, LoraConfig(r=2, target_modules=["q_proj"]))
+    assert cache_kwarg(wrapped) == kw  # a PEFT model's forward takes **kwargs: its base model's decides
+
+
+def test_models_load_in_an_explicit_dtype_and_never_with_hub_kernels(taught_model: Path) -> None:
+    import torch
+
+    from gym_mcp.errors import ConfigError
+    from gym_mcp.policies.weights import load_causal_lm, load_dtype
+
+    model = load_causal_lm(taught_model)
+    assert model.dtype == torch.float32
+    assert not getattr(model, "use_kernels", False)  # transformers 5.2x defaults it on; kernels come from the hub
+    assert load_causal_lm(taught_model, dtype=torch.bfloat16).dtype == torch.bfloat16
+    assert load_dtype("cpu") == load_dtype("cpu", "bf16") == torch.float32  # bf16 does not pay on a CPU
+    assert load_dtype("cuda", "fp32") == torch.float32
+    assert load_dtype("cuda:1", "bf16") == torch.bfloat16
+    with pytest.raises(ConfigError, match="precision must be"):
+        load_dtype("cuda", "fp16")

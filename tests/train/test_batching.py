@@ -199,7 +199,8 @@ def test_replies_are_what_transformers_generate_writes(tiny: Path) -> None:
     tokenizer.padding_side, tokenizer.pad_token = "left", tokenizer.pad_token or tokenizer.eos_token
     inputs = tokenizer(prompts, return_tensors="pt", padding=True)
     oracle = model.generate(
-        **inputs,
+        input_ids=inputs["input_ids"],  # not **inputs: older tokenizers add token_type_ids, which generate refuses
+        attention_mask=inputs["attention_mask"],
         max_new_tokens=24,
         do_sample=False,
         pad_token_id=tokenizer.pad_token_id,

@@ -349,6 +349,7 @@ def test_cli_train_runs_sft_and_grpo_and_writes_metrics_and_plot(tiny: Path, tmp
         summary["timings"]
     )
     assert 0 < summary["peak_rss_gb"] < 100
+    assert summary["peak_gpu_gb"] is None if not torch.cuda.is_available() else summary["peak_gpu_gb"] > 0
     assert "| calls: " in summary["breakdown"] and "| variant: " in summary["breakdown"]
     assert "time and memory" in ran.stdout and "peak RSS" in ran.stdout and "by chain length" in ran.stdout
     # a second run on the same model, prompt and tasks reuses the base model's evaluation

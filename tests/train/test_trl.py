@@ -20,6 +20,7 @@ from gym_mcp.rewards import CompositeReward  # noqa: E402
 from gym_mcp.synth import SynthConfig, synthesize  # noqa: E402
 from gym_mcp.train.trl import (  # noqa: E402
     MCPToolEnv,
+    _methods_render_as_tools,
     ensure_tool_chat_template,
     environment_factory,
     record_final_answers,
@@ -27,6 +28,12 @@ from gym_mcp.train.trl import (  # noqa: E402
     tool_env_class,
 )
 from tests.tiny_model import build_tiny_model  # noqa: E402
+
+pytestmark = pytest.mark.skipif(
+    not _methods_render_as_tools(),
+    reason="TRL's environment_factory needs transformers>=5.2 (methods as chat-template tools); "
+    "environment_factory says so with DependencyMissing",
+)
 
 
 def _tasks(n: int = 2) -> list[gym_mcp.Task]:
