@@ -65,6 +65,7 @@ def evaluate_model(
     fmt: Any = None,
     reuse_cache: bool = True,
     grammar: Any = None,
+    batch_prefill: bool | None = None,
 ) -> ModelEval:
     """Play each task once, greedily, ``batch_size`` episodes at a time.
 
@@ -86,6 +87,8 @@ def evaluate_model(
             runs every prompt whole (the same replies, slower).
         grammar: A `gym_mcp.policies.guided.CallGrammar`: calls are decoded under the shown
             tools' schemas; None decodes freely.
+        batch_prefill: Each turn, the episodes' new tokens run in one padded pass (False: one
+            pass per episode; None, the default: batched on a GPU only; see `PromptCache`).
 
     Returns:
         The metrics and one row per episode.
@@ -104,6 +107,7 @@ def evaluate_model(
         "fmt": fmt,
         "reuse_cache": reuse_cache,
         "grammar": grammar,
+        "batch_prefill": batch_prefill,
     }
     try:
         for server, group in by_server.items():

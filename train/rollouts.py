@@ -67,6 +67,7 @@ def play(
     fmt: Any = None,
     reuse_cache: bool = True,
     grammar: CallGrammar | None = None,
+    batch_prefill: bool | None = None,
 ) -> list[Rollout]:
     """Play episodes in lockstep: each turn, one batched generation for every episode still open.
 
@@ -90,6 +91,8 @@ def play(
         reuse_cache: Carry each episode's prompt KV cache from turn to turn (see `PromptCache`),
             so a turn runs only its new tokens through the model; False runs every prompt whole.
         grammar: Decode calls under each episode's tool schemas (see `gym_mcp.policies.guided`).
+        batch_prefill: Run the episodes' new prompt tokens in one padded pass a turn (False: one
+            pass per episode; None: batched on a GPU only; see `PromptCache`).
 
     Returns:
         One `Rollout` per environment, in order, except for environments on a Ray worker that
@@ -104,7 +107,7 @@ def play(
     open_ = list(range(n))
     lost: set[int] = set()
     turn = 0
-    cache = PromptCache() if reuse_cache else None
+    cache = PromptCache(batch_prefill=batch_prefill) if reuse_cache else None
     while open_:
         prompts = [fmt.prompt(latest[i]["messages"], tools[i]) for i in open_]
         replies = generate_replies(

@@ -159,12 +159,15 @@ def test_a_groups_prompt_is_computed_once_and_gives_the_same_replies(tiny: Path)
     assert all(rows == 4 and width == 1 for rows, width in widths[1:])  # then one token per row
 
 
-def test_the_next_turn_runs_only_its_new_tokens_and_replies_as_a_full_prompt_does(tiny: Path) -> None:
+@pytest.mark.parametrize("batch_prefill", [True, False])
+def test_the_next_turn_runs_only_its_new_tokens_and_replies_as_a_full_prompt_does(
+    tiny: Path, batch_prefill: bool
+) -> None:
     from gym_mcp.policies.decoding import PromptCache
 
     model, tokenizer = _plain_model(tiny)
     first = [*PROMPTS, PROMPTS[0]]  # the same prompt twice (a group): run once
-    cache = PromptCache()
+    cache = PromptCache(batch_prefill=batch_prefill)
     widths: list[tuple[int, int]] = []
 
     def record(_module: object, args: tuple, kwargs: dict) -> None:
@@ -187,8 +190,38 @@ def test_the_next_turn_runs_only_its_new_tokens_and_replies_as_a_full_prompt_doe
         same = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
         assert same >= len(old) - 2  # the first turn's prompt is reused (a token may re-tokenize at the seam)
         expected.append((1, len(new) - same))
-    assert widths[:2] == expected  # each distinct row alone, only its new tokens
-    assert all(rows == 3 and width == 1 for rows, width in widths[2:])  # then one token per row
+    if batch_prefill:  # the distinct rows' new tokens in one padded pass
+        assert widths[0] == (2, max(width for _, width in expected))
+        widths = widths[1:]
+    else:  # each distinct row alone, only its new tokens
+        assert widths[:2] == expected
+        widths = widths[2:]
+    assert all(rows == 3 and width == 1 for rows, width in widths)  # then one token per row
+
+
+def test_a_batched_prefill_holds_what_each_row_computes_alone(tiny: Path) -> None:
+    """Rows with different cached prefixes and new tokens, run in one padded pass: each row's keys
+    and values are those of its own pass (to float rounding), its padding dropped."""
+    import torch
+
+    from gym_mcp.policies.decoding import PromptCache
+
+    model, _ = _plain_model(tiny)
+    vocab = int(model.config.vocab_size)
+    g = torch.Generator().manual_seed(0)
+    turns = [torch.randint(5, vocab, (n,), generator=g).tolist() for n in (7, 3, 12)]
+    rows = {"a": turns[0], "b": turns[1], "c": []}  # c has nothing cached
+    grown = {"a": turns[0] + turns[2][:4], "b": turns[1] + turns[2], "c": turns[2][:5]}
+    batched, alone = PromptCache(), PromptCache(batch_prefill=False)
+    with torch.no_grad():
+        for cache in (batched, alone):
+            cache.prefill_many(model, [(k, v) for k, v in rows.items() if v])
+            cache.prefill_many(model, list(grown.items()))
+    for key, ids in grown.items():
+        for (k1, v1), (k2, v2) in zip(batched._kv[key], alone._kv[key], strict=True):
+            assert k1.shape == k2.shape == (1, k1.shape[1], len(ids), k1.shape[3])
+            assert torch.allclose(k1, k2, atol=1e-5) and torch.allclose(v1, v2, atol=1e-5)
+    assert batched.computed_tokens == alone.computed_tokens == len(turns[0]) + len(turns[1]) + 4 + 12 + 5
 
 
 def test_replies_are_what_transformers_generate_writes(tiny: Path) -> None:
