@@ -127,7 +127,8 @@ def run_seed(
     sft = replace(base, seed=seed, grpo_steps=0, output_dir=str(folder / "sft"))
     # the held-out split does not change the train split, so the prefix may skip its evaluation
     first = train(sft if sft_eval else replace(sft, eval_tasks=0))
-    sft_seconds = statistics.mean(r["seconds"] for r in _metrics(folder / "sft") if r["phase"] == "sft")
+    # the median: a step slowed by something else on the machine (or a paused run) does not move it
+    sft_seconds = statistics.median(r["seconds"] for r in _metrics(folder / "sft") if r["phase"] == "sft")
 
     _fork_run(folder / "sft", folder / "sft+grpo", resume=resume)
     grpo = train(replace(sft, grpo_steps=base.grpo_steps, output_dir=str(folder / "sft+grpo")))
@@ -225,6 +226,13 @@ def main() -> int:
         help="held-out tasks each arm is evaluated on (default 128; the main job's is 64)",
     )
     parser.add_argument(
+        "--sft-steps",
+        type=int,
+        default=None,
+        help="SFT steps before the arms split (default: the main job's); more asks whether RL pays "
+        "once SFT has converged",
+    )
+    parser.add_argument(
         "--resume",
         action="store_true",
         help="go on from the runs a stopped bench left in --work (each arm from its own checkpoint; "
@@ -233,6 +241,8 @@ def main() -> int:
     args = parser.parse_args()
     if args.step_steps < 0:
         parser.error(f"--step-steps must be >= 0, got {args.step_steps}")
+    if args.sft_steps is not None and args.sft_steps < 1:
+        parser.error(f"--sft-steps must be >= 1, got {args.sft_steps}")
     if args.eval_tasks < 1:
         parser.error(f"--eval-tasks must be >= 1, got {args.eval_tasks}")
     started = time.perf_counter()
@@ -240,6 +250,8 @@ def main() -> int:
     from gym_mcp.train import TrainConfig
 
     base = replace(TrainConfig(), eval_tasks=args.eval_tasks)
+    if args.sft_steps is not None:
+        base = replace(base, sft_steps=args.sft_steps)
     scratch = None
     if args.quick:  # a smoke run of the procedure: the tests' tiny random model, few steps
         from tests.tiny_model import build_tiny_model
