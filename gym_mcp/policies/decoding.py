@@ -17,6 +17,7 @@ same weights do in training.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -375,10 +376,16 @@ def cache_kwarg(model: Any) -> str:
     Read from the forward's signature (a PEFT model's base model's), not guessed from the
     transformers version: 5.x releases renamed it at different times for different outputs.
     """
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    return _cache_kwarg_of(type(base))
+
+
+@functools.cache
+def _cache_kwarg_of(model_class: type) -> str:
+    """`cache_kwarg` for a model class: its forward's signature read once, not on every forward."""
     import inspect
 
-    base = model.get_base_model() if hasattr(model, "get_base_model") else model
-    params = inspect.signature(base.forward).parameters
+    params = inspect.signature(model_class.forward).parameters
     return "cache" if "cache" in params and "past_key_values" not in params else "past_key_values"
 
 
@@ -453,11 +460,14 @@ class PromptCache:
         from transformers import DynamicCache
 
         device = next(model.parameters()).device
-        batched = device.type == "cuda" if self.batch_prefill is None else self.batch_prefill
+        if not (device.type == "cuda" if self.batch_prefill is None else self.batch_prefill):
+            for key, ids in rows:  # the CPU default: one pass per row, each prefix compared once
+                self.prefill(model, key, ids)
+            return
         todo = []
         for key, ids in rows:
             same, kv = self._shared(key, ids)
-            if same == len(ids) or not batched:
+            if same == len(ids):
                 self.prefill(model, key, ids)
             else:
                 todo.append((key, list(ids), same, kv))
