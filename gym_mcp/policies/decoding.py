@@ -17,7 +17,6 @@ same weights do in training.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -376,16 +375,10 @@ def cache_kwarg(model: Any) -> str:
     Read from the forward's signature (a PEFT model's base model's), not guessed from the
     transformers version: 5.x releases renamed it at different times for different outputs.
     """
-    base = model.get_base_model() if hasattr(model, "get_base_model") else model
-    return _cache_kwarg_of(type(base))
-
-
-@functools.cache
-def _cache_kwarg_of(model_class: type) -> str:
-    """`cache_kwarg` for a model class: its forward's signature read once, not on every forward."""
     import inspect
 
-    params = inspect.signature(model_class.forward).parameters
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    params = inspect.signature(base.forward).parameters
     return "cache" if "cache" in params and "past_key_values" not in params else "past_key_values"
 
 
