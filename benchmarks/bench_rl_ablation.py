@@ -16,6 +16,9 @@ stratified held-out tasks) is split where SFT ends. For each seed:
    play; `gym_mcp.train.steps`). The ``sft-only`` arm then gets as many SFT steps as fit in the
    step-level arm's time (finding the points included), and whole-episode GRPO stays in the
    table at its own time.
+6. with ``--flat-budget``, ``sft+grpo b=0``: as 2, with a flat call budget
+   (``reward_budget_growth = 0``, PROVE's ablation of its adaptive budget), paired against 2;
+   calls per solved task (against the reference's) are reported for every evaluated arm.
 
 Both arms start from the same adapter, optimizer and RNG state, see the same tasks and are
 evaluated on the same held-out tasks (the base model's evaluation is shared through the
@@ -53,13 +56,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _common import base_parser, finish, table, verdict
 
-ARMS = ("sft", "sft-only", "sft+grpo", "sft+grpo unscaled", "sft+step")
+ARMS = ("sft", "sft-only", "sft+grpo", "sft+grpo unscaled", "sft+grpo b=0", "sft+step")
 COLORS = {
     "base": "#999999",
     "sft": "#4C72B0",
     "sft-only": "#8172B2",
     "sft+grpo": "#55A868",
     "sft+grpo unscaled": "#C44E52",
+    "sft+grpo b=0": "#937860",
     "sft+step": "#DD8452",
 }
 RESULTS = ("eval_after.json", "summary.json", "training.png")
@@ -97,6 +101,12 @@ def _confirmations(run: Path) -> list[int]:
     return [sum(episodes[i]["success"] == 1.0 for i in asks if i in episodes), len(asks)]
 
 
+def _efficiency(run: Path) -> list[float | None]:
+    """``[calls per solved task, reference calls per solved task]`` of a run's held-out evaluation."""
+    after = json.loads((run / "eval_after.json").read_text())
+    return [after["calls_per_solved"], after["reference_calls_per_solved"]]
+
+
 def run_seed(
     base: Any,
     seed: int,
@@ -106,6 +116,7 @@ def run_seed(
     unscaled: bool = False,
     step_steps: int = 0,
     resume: bool = False,
+    flat_budget: bool = False,
 ) -> dict[str, Any]:
     """The runs of one seed; returns their held-out results and GRPO's group statistics.
 
@@ -159,7 +170,14 @@ def run_seed(
             replace(sft, grpo_steps=base.grpo_steps, scale_rewards="none", output_dir=str(folder / "sft+grpo-unscaled"))
         )
 
-    runs = {"sft-only": "sft-only", "sft+grpo": "sft+grpo", "sft+step": "sft+step"}
+    budget = None
+    if flat_budget:  # PROVE's ablation: a flat call budget (b = 0) instead of the adaptive one (b = 0.5)
+        _fork_run(folder / "sft", folder / "sft+grpo-b0", resume=resume)
+        budget = train(
+            replace(sft, grpo_steps=base.grpo_steps, reward_budget_growth=0.0, output_dir=str(folder / "sft+grpo-b0"))
+        )
+
+    runs = {"sft-only": "sft-only", "sft+grpo": "sft+grpo", "sft+step": "sft+step", "sft+grpo b=0": "sft+grpo-b0"}
     return {
         "seed": seed,
         "episodes": {arm: {t: e["success"] for t, e in _episodes(folder / d).items()} for arm, d in runs.items()},
@@ -173,6 +191,11 @@ def run_seed(
         "sft-only": success(more),
         "sft+grpo": success(grpo),
         "sft+grpo unscaled": success(flat),
+        "sft+grpo b=0": success(budget),
+        # calls per solved task, and the reference's calls for the same tasks, per evaluated arm
+        "efficiency": {
+            arm: _efficiency(folder / d) for arm, d in runs.items() if (folder / d / "eval_after.json").exists()
+        },
         "extra_sft_steps": extra,
         "extra_sft_seconds": round(extra_seconds, 1),
         "grpo_seconds": round(grpo_seconds, 1),
@@ -215,6 +238,12 @@ def main() -> int:
     parser.add_argument("--sft-eval", action="store_true", help="also evaluate after SFT (about 2 minutes a seed)")
     parser.add_argument(
         "--unscaled", action="store_true", help='also run GRPO with scale_rewards="none" (about 3 minutes a seed)'
+    )
+    parser.add_argument(
+        "--flat-budget",
+        action="store_true",
+        help="also run GRPO with a flat call budget (reward_budget_growth = 0, PROVE's ablation; about 3 minutes "
+        "a seed and an evaluation)",
     )
     parser.add_argument(
         "--step-steps", type=int, default=0, help="also run N steps of step-level RL; SFT-only then matches its time"
@@ -280,6 +309,7 @@ def main() -> int:
                     unscaled=args.unscaled,
                     step_steps=args.step_steps,
                     resume=args.resume,
+                    flat_budget=args.flat_budget,
                 )
             )
             print(json.dumps(rows[-1]), file=sys.stderr)
@@ -306,6 +336,7 @@ def main() -> int:
                 ],
                 ["sft+grpo", f"+ {base.grpo_steps} GRPO groups of {base.num_generations}", cell("sft+grpo")],
                 ["sft+grpo unscaled", '... with scale_rewards = "none"', cell("sft+grpo unscaled")],
+                ["sft+grpo b=0", "... with a flat call budget (b = 0)", cell("sft+grpo b=0")],
                 ["sft+step", f"+ {args.step_steps} step-level RL steps", cell("sft+step")],
             ],
             title="\nSFT alone vs SFT then GRPO at equal wall time",
@@ -357,6 +388,15 @@ def main() -> int:
             print(f"{arm} - sft-only, paired over {len(rows)} seeds: {paired[arm].text()}")
     for r in rows:
         print(f"seed {r['seed']}: held-out confirmation tasks solved (solved, of): {r['confirmations']}")
+        calls = ", ".join(f"{arm} {c} (reference {ref})" for arm, (c, ref) in r["efficiency"].items())
+        print(f"seed {r['seed']}: calls per solved task: {calls}")
+    if args.flat_budget:  # b = 0 against the default b = 0.5, the same GRPO steps from the same checkpoint
+        a = {(r["seed"], t): [v] for r in rows for t, v in r["episodes"]["sft+grpo"].items()}
+        b = {(r["seed"], t): [v] for r in rows for t, v in r["episodes"]["sft+grpo b=0"].items()}
+        paired["sft+grpo b=0 vs b=0.5"] = paired_difference(
+            {k: a[k] for k in b if k in a}, {k: b[k] for k in b if k in a}
+        )
+        print(f"GRPO with b = 0 - GRPO with b = 0.5, paired: {paired['sft+grpo b=0 vs b=0.5'].text()}")
     step_gain = 100 * paired["sft+step"].diff if "sft+step" in paired else float("nan")
     if "sft+step" in paired:
         ok = step_gain >= 5 and paired["sft+step"].low > 0

@@ -14,11 +14,13 @@ import json
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from gym_mcp.progress import Progress
+from gym_mcp.train.loading import merged_lora
 
 if TYPE_CHECKING:
     from gym_mcp.train.config import TrainConfig
@@ -66,6 +68,7 @@ def evaluate_model(
     reuse_cache: bool = True,
     grammar: Any = None,
     batch_prefill: bool | None = None,
+    merge_lora: bool | None = None,
 ) -> ModelEval:
     """Play each task once, greedily, ``batch_size`` episodes at a time.
 
@@ -89,6 +92,8 @@ def evaluate_model(
             tools' schemas; None decodes freely.
         batch_prefill: Each turn, the episodes' new tokens run in one padded pass (False: one
             pass per episode; None, the default: batched on a GPU only; see `PromptCache`).
+        merge_lora: Play with the model's LoRA adapters merged into its weights (see
+            `merged_lora`; the model leaves bit for bit as it came). None, the default: on a GPU only.
 
     Returns:
         The metrics and one row per episode.
@@ -109,20 +114,10 @@ def evaluate_model(
         "grammar": grammar,
         "batch_prefill": batch_prefill,
     }
+    merge = _merge_default(model) if merge_lora is None else merge_lora
     try:
-        for server, group in by_server.items():
-            factory = make_env if server is None or not isinstance(make_env, Mapping) else make_env[server]
-            envs = [cast(Callable[[], Any], factory)() for _ in range(min(batch_size, len(group)))]
-            try:
-                for first in range(0, len(group), len(envs)):
-                    chunk = group[first : first + len(envs)]
-                    results = _play_chunk(model, tokenizer, envs, chunk, distractors, settings)
-                    played.update({id(task): row for task, row in zip(chunk, results, strict=True)})
-                    if bar is not None:
-                        bar.update(len(played), solved=f"{sum(r['success'] for r in played.values()):.0f}")
-            finally:
-                for env in envs:
-                    env.close()
+        with merged_lora(model) if merge else nullcontext():
+            _play_all(model, tokenizer, make_env, by_server, batch_size, distractors, settings, played, bar)
     finally:
         if was_training:
             model.train()
@@ -140,6 +135,39 @@ def evaluate_model(
         episodes=rows,
         seconds=time.perf_counter() - start,
     )
+
+
+def _merge_default(model: Any) -> bool:
+    """Whether `evaluate_model` merges the adapters when not told: on a GPU (not yet measured on a CPU)."""
+    param = next(iter(model.parameters()), None)
+    return param is not None and param.device.type == "cuda"
+
+
+def _play_all(
+    model: Any,
+    tokenizer: Any,
+    make_env: Any,
+    by_server: dict[str | None, list[Any]],
+    batch_size: int,
+    distractors: int | None,
+    settings: dict[str, Any],
+    played: dict[int, dict[str, Any]],
+    bar: Progress | None,
+) -> None:
+    """Play every task of ``by_server`` (``{server: tasks}``), a batch of environments per server."""
+    for server, group in by_server.items():
+        factory = make_env if server is None or not isinstance(make_env, Mapping) else make_env[server]
+        envs = [cast(Callable[[], Any], factory)() for _ in range(min(batch_size, len(group)))]
+        try:
+            for first in range(0, len(group), len(envs)):
+                chunk = group[first : first + len(envs)]
+                results = _play_chunk(model, tokenizer, envs, chunk, distractors, settings)
+                played.update({id(task): row for task, row in zip(chunk, results, strict=True)})
+                if bar is not None:
+                    bar.update(len(played), solved=f"{sum(r['success'] for r in played.values()):.0f}")
+        finally:
+            for env in envs:
+                env.close()
 
 
 def _play_chunk(

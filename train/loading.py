@@ -7,11 +7,13 @@ Nothing is downloaded: `gym_mcp.policies.weights.resolve_model` finds the weight
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from gym_mcp.errors import ConfigError, DependencyMissing
 
-__all__ = ["call_grammar", "load_lora_model", "mixed_precision"]
+__all__ = ["call_grammar", "load_lora_model", "merged_lora", "mixed_precision"]
 
 
 def load_lora_model(
@@ -47,6 +49,54 @@ def load_lora_model(
         depth = int(base.config.num_hidden_layers)
         lora_config.layers_to_transform = list(range(max(depth - last_layers, 0), depth))
     return get_peft_model(base, lora_config), tokenizer
+
+
+@contextmanager
+def merged_lora(model: Any) -> Iterator[int]:
+    """Run passes without gradient on ``model`` with its active LoRA adapters merged into the base weights.
+
+    A merged layer is one matrix product where an unmerged one is three (base, A, B) plus a scale
+    and a sum: a generation pass is thousands of one-token forwards, each paying that per adapted
+    layer. PEFT's ``unmerge_adapter`` takes the delta back out by subtraction, which leaves the
+    base weights a float rounding away from where they were (in bf16, visibly), so each merged
+    layer's base weight is copied before the merge and copied back after it: on leaving the block
+    the model is bit for bit the one that entered it (its adapters unmerged, still training).
+    Inside, it costs one copy of the adapted layers' base weights. Only for passes without a
+    gradient (evaluation): a loss computed inside would not reach the adapters.
+
+    Args:
+        model: A PEFT model, or any model (one without active adapters passes through unchanged).
+
+    Yields:
+        How many layers were merged (0: nothing to merge).
+    """
+    import torch
+
+    try:
+        from peft.tuners.lora import LoraLayer
+    except ImportError:  # no PEFT installed: no adapters to merge
+        yield 0
+        return
+    layers = [
+        m
+        for m in model.modules()
+        if isinstance(m, LoraLayer) and not m.merged and not m.disable_adapters and m.active_adapters
+    ]
+    merged: list[tuple[Any, dict[str, Any]]] = []
+    try:
+        with torch.no_grad():
+            for layer in layers:
+                base = layer.get_base_layer()
+                kept = {n: p.detach().clone() for n, p in base.named_parameters(recurse=False)}
+                layer.merge()
+                merged.append((layer, kept))
+        yield len(merged)
+    finally:
+        with torch.no_grad():
+            for layer, kept in merged:
+                layer.unmerge()  # PEFT's bookkeeping (which adapters are merged) ...
+                for n, p in layer.get_base_layer().named_parameters(recurse=False):
+                    p.copy_(kept[n])  # ... and the weights exactly as they were
 
 
 def mixed_precision(precision: str, gpu: bool) -> str:

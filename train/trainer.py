@@ -26,6 +26,7 @@ import json
 import random
 import shutil
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
@@ -334,27 +335,49 @@ class GymTrainer:
         to ``decision_points.json`` (counts per kind of decision and of mistake). The queue is not
         checkpointed: a resumed run finds its points again, with the model it resumed.
         """
-        from gym_mcp.train.steps import PointQueue, find_points, mistake_counts
+        from gym_mcp.train.steps import PointQueue, mistake_counts
 
         c = self.config
         tasks = self.rng.sample(self.tasks, min(c.step_tasks, len(self.tasks)))
-        points = find_points(
-            self.policy,
-            self.tokenizer,
-            self.rollout_env_for,
-            tasks,
-            tools_for=self._tools_for,
-            fmt=self.fmt,
-            max_new_tokens=c.max_completion_length,
-            batch=c.per_device_eval_batch_size,
-            answer_tokens=c.max_answer_tokens,
-            grammar=self.grammar,
-        )
+        points = self.judge_decisions(tasks)
         self.rng.shuffle(points)
         if self.accelerator.is_main_process:
             found = {"tasks": len(tasks), "points": len(points), "by_kind": mistake_counts(points)}
             (self.out / "decision_points.json").write_text(json.dumps(found, indent=1))
         return PointQueue(points, max_visits=c.step_visits)
+
+    def judge_decisions(self, tasks: Sequence[Any], *, merged: bool = False, progress: Any = None) -> list[Any]:
+        """The policy's greedy reply at every reference decision of ``tasks``, each judged (see `find_points`).
+
+        Args:
+            tasks: The tasks (any: training, held-out).
+            merged: Play with the LoRA adapters merged into the weights (`merged_lora`; faster,
+                the same model to float rounding). Step-level RL finds its points unmerged.
+            progress: Called with ``(judged, total so far)`` as decisions are judged.
+
+        Returns:
+            One `DecisionPoint` per reference decision, in task order, with its ``mistake``.
+        """
+        from contextlib import nullcontext
+
+        from gym_mcp.train.loading import merged_lora
+        from gym_mcp.train.steps import find_points
+
+        c = self.config
+        with merged_lora(self.policy) if merged else nullcontext():
+            return find_points(
+                self.policy,
+                self.tokenizer,
+                self.rollout_env_for,
+                tasks,
+                tools_for=self._tools_for,
+                fmt=self.fmt,
+                max_new_tokens=c.max_completion_length,
+                batch=c.per_device_eval_batch_size,
+                answer_tokens=c.max_answer_tokens,
+                grammar=self.grammar,
+                progress=progress,
+            )
 
     def _tools_for(self, info: dict[str, Any], task: Any) -> list[dict[str, Any]]:
         from gym_mcp.train.data import compact_tools

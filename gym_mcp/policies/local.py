@@ -76,7 +76,9 @@ class LocalModel:
         if adapter is not None:
             from peft import PeftModel
 
-            model = PeftModel.from_pretrained(model, str(adapter), is_trainable=False)
+            # merged into the weights once: the policy never trains, and a merged layer is one
+            # matrix product per token where an adapted one runs three
+            model = PeftModel.from_pretrained(model, str(adapter), is_trainable=False).merge_and_unload()
         self.model = model.to(device).eval()
         self.grammar = None
         if guided_calls:

@@ -67,6 +67,11 @@ def test_adapter_is_applied(taught_model: Path, tmp_path: Path) -> None:
     prompt = "<|user|>\nhello\n<|assistant|>\n"
     assert adapted.generate(prompt, max_new_tokens=8) != plain.generate(prompt, max_new_tokens=8)
     assert "adapter" in adapted.name
+    # merged into the weights at load: no adapter layers left, the adapted model's logits
+    assert not any("lora_" in name for name, _ in adapted.model.named_parameters())
+    ids = adapted.tokenizer(prompt, return_tensors="pt")["input_ids"]
+    with torch.no_grad():
+        assert torch.allclose(adapted.model(input_ids=ids).logits, peft_model.eval()(input_ids=ids).logits, atol=1e-5)
 
 
 def test_serve_model_drives_the_httpx_policy_end_to_end(taught_model: Path, tmp_path: Path) -> None:
