@@ -14,7 +14,9 @@ with the same model, greedily, in alternating rounds.
 
 Measured on two cores (32 held-out tasks of a step-level run, 2 rounds, nothing else running):
 uncached 136.7 s, cached 104.0 s (0.76x), cached with the batched prefill 113.1 s (1.09x the
-cached default), all three conversations identical.
+cached default), all three conversations identical. The merged arm (``--arms cached merged``, the
+same 32 tasks, 2 rounds, nothing else running): cached 112.3 s, merged 89.8 s (0.80x), identical
+conversations.
 
 Default model: the main job's trained adapter (``runs/train/checkpoint``) on its held-out tasks
 (``runs/train/test.jsonl``), so run ``gym-mcp train`` first; ``--quick`` uses the tests' tiny
