@@ -182,11 +182,11 @@ def test_plain_peft_in_a_fresh_process_gives_the_logits_of_local_model(
     assert torch.equal(loaded["ids"], ids)  # the exported template gives the prompt's very tokens
     with torch.no_grad():
         expected = local.model(input_ids=ids).logits
-        with local.model.disable_adapter():
-            base = local.model(input_ids=ids).logits
+        base = LocalModel(tiny).model(input_ids=ids).logits
     assert (expected - base).abs().max() > 1e-3  # the adapter moves the logits: the comparison means something
     diffs = {name: float((got - expected).abs().max()) for name, got in loaded["logits"].items()}
     print("max abs logit difference from LocalModel:", diffs)
+    # LocalModel merges the adapter into the weights at load: equal to float rounding (1.5e-7 measured)
     assert torch.allclose(loaded["logits"]["by_name"], expected, rtol=0, atol=1e-6)
     assert torch.allclose(loaded["logits"]["local_base"], expected, rtol=0, atol=1e-6)
     assert torch.allclose(loaded["logits"]["merged"], expected, rtol=0, atol=1e-4)
