@@ -574,6 +574,9 @@ GRPO_KEYS = frozenset(
         "scale_rewards",
         "beta",
         "reward",
+        "reward_extra_call_cost",
+        "reward_stop_required",
+        "reward_budget_growth",
     }
 )
 """Settings that only GRPO reads: a run resumed before its first GRPO step may change them too."""

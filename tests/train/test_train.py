@@ -198,7 +198,11 @@ def test_resume_from_a_checkpoint_continues_identically(tiny: Path, tmp_path: Pa
 
     with pytest.raises(ConfigError, match="sft_batch differ"):
         train(_config(tiny, tmp_path / "resumed", tasks, sft_batch=4, sft_steps=5), progress=False)
-    train(_config(tiny, tmp_path / "resumed", tasks, sft_steps=5, temperature=0.5), progress=False)
+    # the reward's shaping (PROVE's budget growth b) is GRPO's too: a b = 0 arm forks an SFT run
+    train(
+        _config(tiny, tmp_path / "resumed", tasks, sft_steps=5, temperature=0.5, reward_budget_growth=0.0),
+        progress=False,
+    )
     assert json.loads((tmp_path / "resumed" / "metrics.jsonl").read_text().splitlines()[-1])["step"] == 5
 
 
