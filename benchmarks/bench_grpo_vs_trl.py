@@ -171,36 +171,51 @@ def make_side(name: str, path: str, group: list[dict[str, Any]], device: str, tm
         return Side(name, model, lambda: float(grpo_step(model, tokenizer, optimizer, rollouts)["loss"]))
     trainer = _trl_trainer(model, tokenizer, len(group), device, tmp)
     inputs, _ = trl_inputs(tokenizer, rollouts, device)
+    return Side(name, model, trl_update(trainer, optimizer, inputs))
 
-    def trl_update() -> float:
+
+def trl_update(trainer: Any, optimizer: Any, inputs: dict[str, Any]) -> Callable[[], float]:
+    """TRL's update on ``inputs``: ``compute_loss``, ``accelerator.backward``, the optimizer step (returns the loss)."""
+
+    def update() -> float:
         loss = trainer.compute_loss(trainer.model, inputs)
         trainer.accelerator.backward(loss)
         optimizer.step()
         optimizer.zero_grad()
         return float(loss.detach())
 
-    return Side(name, model, trl_update)
+    return update
+
+
+def trl_settings(tokenizer: Any, tmp: str, device: str) -> dict[str, Any]:
+    """The TRL config options every against-TRL bench shares (fp32, no checkpointing, nothing saved or reported).
+
+    Also gives the tokenizer a pad token where it has none (TRL's collators need one).
+    """
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return {
+        "output_dir": tmp,
+        "gradient_checkpointing": False,
+        "learning_rate": LR,
+        "report_to": "none",
+        "save_strategy": "no",
+        "use_cpu": device == "cpu",
+        "bf16": False,
+    }
 
 
 def _trl_trainer(model: Any, tokenizer: Any, group: int, device: str, tmp: str) -> Any:
     import trl
     from datasets import Dataset
 
-    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
-    if tokenizer.pad_token is None:
-        tokenizer.pad_token = tokenizer.eos_token
     config = trl.GRPOConfig(
-        output_dir=tmp,
         per_device_train_batch_size=group,
         num_generations=group,
         loss_type="bnpo",
         beta=0.0,
-        gradient_checkpointing=False,
-        learning_rate=LR,
-        report_to="none",
-        save_strategy="no",
-        use_cpu=device == "cpu",
-        bf16=False,
+        **trl_settings(tokenizer, tmp, device),
     )
 
     def unused_reward(completions: list[Any], **kwargs: Any) -> list[float]:

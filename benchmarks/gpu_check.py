@@ -1,7 +1,7 @@
-"""The trainer on a GPU, in one call: the main job, GRPO against TRL, and a 0.5B model's speed.
+"""The trainer on a GPU, in one call: the main job, GRPO and SFT against TRL, and a 0.5B model's speed.
 
 Issue 40's device check, prepared to run in one short call on a lent GPU machine (see
-``../shared/DEVICE.md`` for the calls that install what the machine lacks first). Three parts,
+``../shared/DEVICE.md`` for the calls that install what the machine lacks first). Four parts,
 each bounded by ``--part-timeout`` seconds and each written to ``--out`` as soon as it ends, so a
 part that runs out of time still leaves the others:
 
@@ -11,13 +11,16 @@ part that runs out of time still leaves the others:
    GGUF conversion (the conversion is timed apart: the model is converted before the clock starts).
 2. ``grpo``: ``bench_grpo_vs_trl.py`` on the same model and card: one GRPO update over one group,
    gym-mcp's against TRL's GRPOTrainer's, tokens/s and step memory.
-3. ``big``: a random-init model of Qwen2.5-0.5B's shape with SmolLM2's tokenizer and vocabulary
+3. ``sft``: ``bench_sft_vs_trl.py`` on the same model and card: one SFT update over 16 reference
+   conversations, gym-mcp's (padded, packed) against TRL's SFTTrainer's (padded, padding-free),
+   tokens/s and step memory.
+4. ``big``: a random-init model of Qwen2.5-0.5B's shape with SmolLM2's tokenizer and vocabulary
    (0.40B parameters; weights do not change speed, and none are carried or downloaded) with
    LoRA: tokens/s of a training step (forward + backward + AdamW on a batch of rows) and of the
    rollout decode loop (`sample_replies`, one batch, counted in sampled tokens), and the peak
    GPU memory of each.
 
-``--quick`` dry-runs all three on a CPU with the tests' tiny model and a small Qwen2 shape: what
+``--quick`` dry-runs all four on a CPU with the tests' tiny model and a small Qwen2 shape: what
 to run here before spending device minutes.
 
 Run (on the device, after the bundle calls): ``PYTHONPATH=/tmp/site USE_HUB_KERNELS=0 python
@@ -42,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _common import base_parser, table, write_result
 
 ROOT = Path(__file__).resolve().parent.parent
-PARTS = ("main", "grpo", "big")
+PARTS = ("main", "grpo", "sft", "big")
 QWEN2_05B = {
     "hidden_size": 896,
     "intermediate_size": 4864,
@@ -100,12 +103,16 @@ def part_main(out: Path, quick: bool, timeout: float) -> dict[str, Any]:
     return {"exit": code, "wall_s": seconds, "conversion_s": conversion, **result}
 
 
-def part_grpo(out: Path, quick: bool, timeout: float, device: str) -> dict[str, Any]:
-    """``bench_grpo_vs_trl.py`` on the main job's model (the tiny one with ``--quick``)."""
-    cmd = [sys.executable, "benchmarks/bench_grpo_vs_trl.py", "--device", device, "--out", str(out / "grpo")]
-    cmd += ["--quick"] if quick else ["--model", "smollm2", "--repeats", "5"]
-    code, seconds = _run(cmd, timeout, out / "grpo.log")
-    saved = out / "grpo" / "grpo_vs_trl.json"
+FULL_ARGS = {"grpo": ["--repeats", "5"], "sft": ["--batch", "16", "--repeats", "5"]}
+"""Each against-TRL bench's options on the device (the main job's model either way)."""
+
+
+def part_vs_trl(kind: str, out: Path, quick: bool, timeout: float, device: str) -> dict[str, Any]:
+    """``bench_<kind>_vs_trl.py`` on the main job's model (the tiny one with ``--quick``), in a subprocess."""
+    cmd = [sys.executable, f"benchmarks/bench_{kind}_vs_trl.py", "--device", device, "--out", str(out / kind)]
+    cmd += ["--quick"] if quick else ["--model", "smollm2", *FULL_ARGS[kind]]
+    code, seconds = _run(cmd, timeout, out / f"{kind}.log")
+    saved = out / kind / f"{kind}_vs_trl.json"
     result = json.loads(saved.read_text()) if saved.exists() else {}
     keep = {k: v for k, v in result.items() if k not in {"machine", "created_unix"}}
     return {"exit": code, "wall_s": seconds, **keep}
@@ -214,8 +221,8 @@ def main() -> int:
         try:
             if part == "main":
                 results[part] = part_main(args.out, args.quick, args.part_timeout)
-            elif part == "grpo":
-                results[part] = part_grpo(args.out, args.quick, args.part_timeout, device)
+            elif part in FULL_ARGS:
+                results[part] = part_vs_trl(part, args.out, args.quick, args.part_timeout, device)
             else:
                 sizes = (2, 32, 8) if args.quick else (8, 512, 128)
                 results[part] = part_big(args.out, args.quick, device, *sizes)

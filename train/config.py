@@ -129,6 +129,12 @@ class TrainConfig:
         per_device_train_batch_size: Conversations per forward pass in SFT and GRPO updates (their
             gradients add up to the step's; each chunk is cut to its longest row, so fewer rows
             waste less on padding and hold less memory; 1 on CPU, larger on a GPU).
+        sft_pack_tokens: Pack each SFT step's conversations into rows of up to this many tokens
+            (never fewer than the step's longest conversation; `pack_batch`): each row holds
+            several conversations, each attending only to itself, so a GPU runs a few full rows
+            instead of many padded ones (``per_device_train_batch_size`` then counts packed
+            rows). The loss is the same as unpacked, to float rounding. 0: one conversation a
+            row (the default: on a CPU the work is the tokens, packed or not).
         precision: ``"auto"`` (bf16 on a CUDA GPU that supports it, fp32 on a CPU), ``"bf16"`` or
             ``"fp32"``: accelerate's mixed precision for SFT, GRPO, rollouts and evaluation (the
             model's forward under bf16 autocast; the adapter's weights and AdamW stay fp32). On
@@ -283,6 +289,7 @@ class TrainConfig:
     sft_recovery: float = 0.0
     sft_needless: float = 0.0
     per_device_train_batch_size: int = 1
+    sft_pack_tokens: int = 0
     precision: str = "auto"
     gradient_checkpointing_tokens: int = 768
     grpo_steps: int = 2
@@ -362,6 +369,8 @@ class TrainConfig:
             raise ConfigError("num_generations must be >= 2: GRPO compares rollouts within a group")
         if self.rollout_workers < 0:
             raise ConfigError(f"rollout_workers must be >= 0, got {self.rollout_workers}")
+        if self.sft_pack_tokens < 0:
+            raise ConfigError(f"sft_pack_tokens must be >= 0 (0: no packing), got {self.sft_pack_tokens}")
         if self.ray_address and not self.rollout_workers:
             raise ConfigError("ray_address goes with rollout_workers >= 1")
         if not 0 <= self.step_late_credit < 1:

@@ -322,6 +322,50 @@ def pad_batch(examples: Sequence[Example], pad_id: int, device: Any = None) -> t
     return ids, labels
 
 
+def pack_batch(examples: Sequence[Example], pad_id: int, capacity: int, device: Any = None) -> tuple[Any, Any, Any]:
+    """Several conversations to a row: ``(input_ids, labels, position_ids)`` with fewer, fuller rows.
+
+    Conversations go into rows of at most ``capacity`` tokens (never fewer than the longest
+    conversation), longest first, each into the first row it fits (first-fit decreasing). Each
+    conversation's position ids start again at 0: transformers reads a restart as a new sequence
+    and builds a block-diagonal causal mask (its ``find_packed_sequence_indices``, used when no
+    attention mask is passed), so no token attends to another conversation. The first token of
+    every conversation after a row's first is unlabelled: it would otherwise be predicted from the
+    conversation before it (a row's first token is never a target either). Rows are right-padded
+    to the longest; each padding token is a sequence of its own (position 0) and unlabelled.
+
+    The loss over packed rows equals `pad_batch`'s over the same conversations (to float
+    rounding; tests/train/test_batching.py); a GPU runs a few long rows instead of many padded ones.
+
+    Args:
+        examples: Encoded conversations.
+        pad_id: Token id for the padding.
+        capacity: The most tokens a row holds (raised to the longest conversation).
+        device: Torch device of the tensors.
+    """
+    import torch
+
+    capacity = max(capacity, *(len(e.input_ids) for e in examples))
+    rows: list[list[Example]] = []
+    for example in sorted(examples, key=lambda e: -len(e.input_ids)):  # stable: ties keep their order
+        row = next((r for r in rows if sum(len(e.input_ids) for e in r) + len(example.input_ids) <= capacity), None)
+        if row is None:
+            rows.append([example])
+        else:
+            row.append(example)
+    ids, labels, positions = [], [], []
+    for row in rows:
+        ids.append([t for e in row for t in e.input_ids])
+        labels.append([t for i, e in enumerate(row) for t in ([IGNORE] if i else e.labels[:1]) + e.labels[1:]])
+        positions.append([p for e in row for p in range(len(e.input_ids))])
+    width = max(len(r) for r in ids)
+    return (
+        torch.tensor([r + [pad_id] * (width - len(r)) for r in ids], device=device),
+        torch.tensor([r + [IGNORE] * (width - len(r)) for r in labels], device=device),
+        torch.tensor([r + [0] * (width - len(r)) for r in positions], device=device),
+    )
+
+
 def run_tasks(config: TrainConfig) -> list[Any]:
     """The run's tasks: ``config.tasks`` read, or synthesized on each of the run's servers with ``config.seed``.
 

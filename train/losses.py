@@ -35,7 +35,9 @@ __all__ = [
 ]
 
 
-def token_logprobs(model: Any, input_ids: Any, labels: Any, temperature: float = 1.0) -> tuple[Any, Any]:
+def token_logprobs(
+    model: Any, input_ids: Any, labels: Any, temperature: float = 1.0, position_ids: Any = None
+) -> tuple[Any, Any]:
     """Log-probabilities of the labelled tokens under ``model``, and their mask.
 
     Logits are computed only at the positions that predict a labelled token in some row (the
@@ -47,6 +49,8 @@ def token_logprobs(model: Any, input_ids: Any, labels: Any, temperature: float =
         input_ids: ``[batch, seq]`` token ids.
         labels: Same shape; ``-100`` where the token is context (not the model's own).
         temperature: Divide the logits by it (the distribution rollouts were sampled from).
+        position_ids: ``[batch, seq]`` positions for packed rows (`pack_batch`: each
+            conversation's restart at 0, so it attends to itself only); None: ``0..seq-1``.
 
     Returns:
         ``(logprobs, mask)``, both ``[batch, kept]``: one column per kept position, the same
@@ -56,10 +60,11 @@ def token_logprobs(model: Any, input_ids: Any, labels: Any, temperature: float =
 
     targets = labels[:, 1:]
     keep = (targets != -100).any(dim=0).nonzero().squeeze(-1)
+    extra = {} if position_ids is None else {"position_ids": position_ids}
     try:
-        logits = model(input_ids=input_ids, logits_to_keep=keep, use_cache=False).logits
+        logits = model(input_ids=input_ids, logits_to_keep=keep, use_cache=False, **extra).logits
     except TypeError:  # a model without logits_to_keep
-        logits = model(input_ids=input_ids, use_cache=False).logits[:, :-1, :][:, keep, :]
+        logits = model(input_ids=input_ids, use_cache=False, **extra).logits[:, :-1, :][:, keep, :]
     kept = targets[:, keep]
     mask = (kept != -100).float()
     logprobs = -torch.nn.functional.cross_entropy(
@@ -115,6 +120,7 @@ def sft_step(
     micro_batch: int | None = None,
     decision_weight: float = 0.0,
     checkpoint_tokens: int = 0,
+    position_ids: Any = None,
 ) -> float:
     """One supervised step on the model's own tokens; returns the loss.
 
@@ -139,14 +145,17 @@ def sft_step(
 
     ``backward`` replaces ``loss.backward()`` (e.g. ``accelerator.backward`` for DDP and mixed
     precision).
+
+    ``position_ids`` come with rows that hold several conversations each (`pack_batch`); the
+    loss is the same as over the conversations one to a row.
     """
-    chunks = _chunks(input_ids, labels, micro_batch)
-    turns = float(max(sum(turn_weights(lab)[1] for _, lab in chunks), 1))
+    chunks = _chunks(input_ids, labels, micro_batch, position_ids)
+    turns = float(max(sum(turn_weights(lab)[1] for _, lab, _ in chunks), 1))
     total = turns if per_turn else float(max(int((labels[:, 1:] != -100).sum()), 1))
     loss_sum = 0.0
-    for ids, lab in chunks:
+    for ids, lab, pos in chunks:
         with checkpointed(model, ids.shape[1], checkpoint_tokens):
-            logprobs, _ = token_logprobs(model, ids, lab)
+            logprobs, _ = token_logprobs(model, ids, lab, position_ids=pos)
             weights = turn_weights(lab)[0] if per_turn else 1.0
             loss = -(logprobs * weights).sum() / total
             if decision_weight:
@@ -158,16 +167,20 @@ def sft_step(
     return loss_sum
 
 
-def _chunks(input_ids: Any, labels: Any, size: int | None) -> list[tuple[Any, Any]]:
-    """The batch in chunks of ``size`` rows, each cut to its longest row (``size`` None: one chunk)."""
+def _chunks(input_ids: Any, labels: Any, size: int | None, position_ids: Any = None) -> list[tuple[Any, Any, Any]]:
+    """The batch in chunks of ``size`` rows, each cut to its longest row (``size`` None: one chunk).
+
+    Each chunk is ``(input_ids, labels, position_ids)``, the last None when ``position_ids`` is.
+    """
     if not size or size >= input_ids.shape[0]:
-        return [(input_ids, labels)]
+        return [(input_ids, labels, position_ids)]
     out = []
     for start in range(0, input_ids.shape[0], size):
         lab = labels[start : start + size]
         real = (lab != -100).any(dim=0).nonzero()
         width = int(real.max()) + 1 if len(real) else lab.shape[1]
-        out.append((input_ids[start : start + size, :width], lab[:, :width]))
+        pos = None if position_ids is None else position_ids[start : start + size, :width]
+        out.append((input_ids[start : start + size, :width], lab[:, :width], pos))
     return out
 
 
@@ -318,7 +331,7 @@ def grpo_step(
     clipped, later_tokens = 0.0, 0.0
     for iteration in range(max(1, num_iterations)):
         loss_sum, kl_sum = 0.0, 0.0
-        for first, (chunk_ids, chunk_labels) in chunks:
+        for first, (chunk_ids, chunk_labels, _) in chunks:
             ref = None
             if kl_coef > 0:
                 inner = getattr(model, "module", model)

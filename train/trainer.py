@@ -306,12 +306,17 @@ class GymTrainer:
 
     def sft_step(self, step: int) -> dict[str, Any]:
         """One supervised step (``step`` 0-based) on a batch of SFT examples; returns its metrics row."""
-        from gym_mcp.train.data import pad_batch
+        from gym_mcp.train.data import pack_batch, pad_batch
         from gym_mcp.train.losses import sft_step
 
         c = self.config
         batch = [self.examples[i] for i in sft_batch_indices(len(self.examples), step, c.sft_batch, self.process_seed)]
-        ids, labels = pad_batch(batch, self.tokenizer.eos_token_id or 0, self.accelerator.device)
+        pad, device = self.tokenizer.eos_token_id or 0, self.accelerator.device
+        positions = None
+        if c.sft_pack_tokens:
+            ids, labels, positions = pack_batch(batch, pad, c.sft_pack_tokens, device)
+        else:
+            ids, labels = pad_batch(batch, pad, device)
         loss = sft_step(
             self.model,
             self.optimizer,
@@ -322,6 +327,7 @@ class GymTrainer:
             micro_batch=c.per_device_train_batch_size,
             decision_weight=c.sft_decision_weight,
             checkpoint_tokens=c.gradient_checkpointing_tokens,
+            position_ids=positions,
         )
         self.lr_scheduler.step()  # the next SFT step's rate
         return {"phase": "sft", "step": step + 1, "loss": round(loss, 5), "tokens": int(ids.numel())}

@@ -15,13 +15,15 @@ peft = pytest.importorskip("peft", reason="training needs the [train] extra")
 import gym_mcp  # noqa: E402
 from gym_mcp.policies.decoding import generate_replies  # noqa: E402
 from gym_mcp.train.data import (  # noqa: E402
+    IGNORE,
     encode_conversation,
     held_out_split,
+    pack_batch,
     pad_batch,
     reference_conversation,
 )
 from gym_mcp.train.loading import load_lora_model  # noqa: E402
-from gym_mcp.train.losses import grpo_step, sft_step, turn_starts  # noqa: E402
+from gym_mcp.train.losses import grpo_step, sft_step, token_logprobs, turn_starts  # noqa: E402
 from gym_mcp.train.rollouts import Rollout  # noqa: E402
 from tests.helpers import deposit_then_balance_task  # noqa: E402
 from tests.tiny_model import build_tiny_model  # noqa: E402
@@ -95,6 +97,78 @@ def test_micro_batches_give_the_whole_batchs_update(
         )
     assert losses[0] == pytest.approx(losses[1], rel=1e-5)
     a, b = _lora_state(whole), _lora_state(chunked)
+    assert all(torch.allclose(a[n], b[n], atol=1e-6) for n in a)
+
+
+def test_packed_rows_hold_each_conversation_once_with_its_own_positions(tiny: Path, conversations: list) -> None:
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny, local_files_only=True)
+    examples = [encode_conversation(tokenizer, m, t) for m, t in conversations]
+    lengths = [len(e.input_ids) for e in examples]
+    ids, labels, positions = pack_batch(examples, tokenizer.eos_token_id, sum(lengths))
+    assert ids.shape == (1, sum(lengths))  # all three in one row, longest first
+    starts = (positions[0] == 0).nonzero().flatten().tolist()
+    assert len(starts) == 3 and starts[0] == 0
+    order = sorted(range(3), key=lambda i: -lengths[i])
+    for start, i in zip(starts, order, strict=True):
+        n = lengths[i]
+        assert ids[0, start : start + n].tolist() == examples[i].input_ids
+        assert positions[0, start : start + n].tolist() == list(range(n))
+        expected = ([IGNORE] if start else examples[i].labels[:1]) + examples[i].labels[1:]
+        assert labels[0, start : start + n].tolist() == expected  # a later conversation's first token: no target
+    # a capacity below the longest conversation is raised to it; nothing is split across rows
+    ids, labels, positions = pack_batch(examples, tokenizer.eos_token_id, 1)
+    short = sorted(lengths)[:2]
+    assert ids.shape == (2 if sum(short) <= max(lengths) else 3, max(lengths))
+    assert int((labels != IGNORE).sum()) <= sum(sum(x != IGNORE for x in e.labels) for e in examples)
+
+
+@pytest.mark.parametrize("attention", ["sdpa", "eager"])
+def test_packed_rows_score_each_conversation_as_alone(tiny: Path, conversations: list, attention: str) -> None:
+    """With restarting positions and no attention mask, transformers masks the other conversations out."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    model = AutoModelForCausalLM.from_pretrained(tiny, local_files_only=True, attn_implementation=attention)
+    tokenizer = AutoTokenizer.from_pretrained(tiny, local_files_only=True)
+    examples = [encode_conversation(tokenizer, m, t) for m, t in conversations]
+    with torch.no_grad():
+        alone = sum(float(token_logprobs(model, *pad_batch([e], tokenizer.eos_token_id))[0].sum()) for e in examples)
+        ids, labels, positions = pack_batch(examples, tokenizer.eos_token_id, 10_000)
+        packed = float(token_logprobs(model, ids, labels, position_ids=positions)[0].sum())
+        leaked = float(token_logprobs(model, ids, labels)[0].sum())  # one long sequence: later ones see earlier
+    assert packed == pytest.approx(alone, rel=1e-5)
+    assert abs(leaked - alone) > 1e-3
+
+
+@pytest.mark.parametrize(("per_turn", "decision", "micro"), [(False, 1.0, None), (True, 0.0, None), (False, 1.0, 1)])
+def test_packed_rows_give_the_unpacked_update(
+    tiny: Path, conversations: list, per_turn: bool, decision: float, micro: int | None
+) -> None:
+    padded, packed, tokenizer = _twins(tiny)
+    examples = [encode_conversation(tokenizer, m, t) for m, t in conversations]
+    lengths = sorted(len(e.input_ids) for e in examples)
+    ids, labels = pad_batch(examples, tokenizer.eos_token_id)
+    # the two shorter in one row, the longest in the other: two rows of different lengths
+    p_ids, p_labels, p_positions = pack_batch(examples, tokenizer.eos_token_id, lengths[0] + lengths[1])
+    assert p_ids.shape[0] == 2
+    losses = []
+    for model, batch in ((padded, (ids, labels, None)), (packed, (p_ids, p_labels, p_positions))):
+        optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.5)
+        losses.append(
+            sft_step(
+                model,
+                optimizer,
+                batch[0],
+                batch[1],
+                per_turn=per_turn,
+                decision_weight=decision,
+                micro_batch=micro,
+                position_ids=batch[2],
+            )
+        )
+    assert losses[0] == pytest.approx(losses[1], rel=1e-5)
+    a, b = _lora_state(padded), _lora_state(packed)
     assert all(torch.allclose(a[n], b[n], atol=1e-6) for n in a)
 
 

@@ -206,6 +206,24 @@ def test_resume_from_a_checkpoint_continues_identically(tiny: Path, tmp_path: Pa
     assert json.loads((tmp_path / "resumed" / "metrics.jsonl").read_text().splitlines()[-1])["step"] == 5
 
 
+def test_a_packed_run_takes_the_unpacked_runs_steps(tiny: Path, tmp_path: Path) -> None:
+    """``sft_pack_tokens``: fewer, fuller rows, the same losses (to float rounding) step by step."""
+    from gym_mcp.synth import SynthConfig, synthesize
+    from gym_mcp.tasks import save_tasks
+    from gym_mcp.train import train
+
+    tasks = tmp_path / "tasks.jsonl"
+    save_tasks(synthesize("banking", SynthConfig(n=8, seed=2, max_chain=2)).tasks, tasks)
+    rows = {}
+    for name, pack in (("padded", 0), ("packed", 100_000)):
+        out = tmp_path / name
+        train(_config(tiny, out, tasks, sft_batch=4, sft_steps=2, sft_pack_tokens=pack), progress=False)
+        rows[name] = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [r["loss"] for r in rows["packed"]] == pytest.approx([r["loss"] for r in rows["padded"]], rel=1e-3)
+    # four conversations in one row of their summed length, against four padded to the longest
+    assert all(p["tokens"] < u["tokens"] for p, u in zip(rows["packed"], rows["padded"], strict=True))
+
+
 def test_a_run_stopped_between_checkpoints_logs_each_step_once_when_resumed(tiny: Path, tmp_path: Path) -> None:
     """Steps logged after the last checkpoint are trained again on resume: their first rows go."""
     from gym_mcp.synth import SynthConfig, synthesize
@@ -265,6 +283,8 @@ def test_train_config_validation(tmp_path: Path) -> None:
         TrainConfig(model="m", num_generations=1)
     with pytest.raises(ConfigError, match="reward must be"):
         TrainConfig(model="m", reward="vibes")
+    with pytest.raises(ConfigError, match="sft_pack_tokens must be >= 0"):
+        TrainConfig(model="m", sft_pack_tokens=-1)
     bad = tmp_path / "c.toml"
     bad.write_text('model = "m"\nlearning_rat = 1\n')
     with pytest.raises(ConfigError, match="unknown key"):
