@@ -44,7 +44,7 @@ from gym_mcp.synth.infer import infer_specs
 from gym_mcp.synth.labels import ToolLabeler
 from gym_mcp.synth.llm import ChatEndpoint
 from gym_mcp.synth.pools import entity_pools
-from gym_mcp.synth.proving import Prover
+from gym_mcp.synth.proving import ProbeRejected, Prover
 from gym_mcp.synth.render import Said, format_value, is_anchored, is_traceable, noun, render, render_chain
 from gym_mcp.synth.report import error_cause, nondeterminism_lines, tool_error_causes
 from gym_mcp.synth.statecheck import check_reset
@@ -74,6 +74,7 @@ class _Synthesizer:
         tool_hints: Mapping[str, Mapping[str, Any]] | None = None,
         where: str = "spec",
         labeler: ToolLabeler | None = None,
+        defer_clock_probes: bool = False,
     ) -> None:
         self.server = server
         self.llm = llm
@@ -144,6 +145,7 @@ class _Synthesizer:
             rejects=self.rejects,
             initial_fingerprint=lambda: self.fp0,
             dialogue_completes=self._dialogue_completes,
+            defer_clock_probes=defer_clock_probes,
         )
         # A composition's bridges: values that flow from one part's output into another's call.
         # Its tools are named as the agent sees them; a bridge from or into a hidden tool is dropped.
@@ -541,6 +543,7 @@ class _Synthesizer:
         irrelevant = [self._irrelevant(len(kept) + i, request) for i, request in enumerate(requests)]
         t0 = time.perf_counter()
         tasks = kept + self.prover.finish(irrelevant)
+        self.prover.settle()  # the deferred clock probes: their parts count in what follows
         if self.prover.volatile:  # every task judged with every part found minted, not only its own
             tasks = self.prover.with_volatile(tasks)
         replay_time += time.perf_counter() - t0
@@ -730,26 +733,39 @@ def synthesize(
     # Before anything else runs on it: does a reset really reset it? (A server that keeps state
     # in memory would make replays disagree for reasons no spec line can fix; warned here.)
     checked = check_reset(source, hide_tools=hide, rename_tools=rename) if _own_state(source) else None
-    synth = _Synthesizer(
-        name,
-        source,
-        config,
-        progress,
-        llm,
-        hide_tools=hide,
-        rename_tools=rename,
-        tool_hints=hints,
-        where=where,
-        labeler=labeler,
-    )
+
+    def synthesizer(defer: bool) -> _Synthesizer:
+        return _Synthesizer(
+            name,
+            source,
+            config,
+            progress,
+            llm,
+            hide_tools=hide,
+            rename_tools=rename,
+            tool_hints=hints,
+            where=where,
+            labeler=labeler,
+            defer_clock_probes=defer,
+        )
+
+    # Clock probes deferred (`gym_mcp.synth.proving`): the same tasks without the waits, unless
+    # a probe rejects a task kept ahead of it; then the run is made again, probing in place.
+    synth, probes = synthesizer(True), "deferred"
     try:
-        result = synth.run()
+        try:
+            result = synth.run()
+        except ProbeRejected:
+            synth.close()
+            synth, probes = synthesizer(False), "in place (a deferred one rejected a task kept ahead of it)"
+            result = synth.run()
     except SynthError as exc:
         if checked is not None and checked.differing:  # the likely cause: replays start from what memory kept
             raise SynthError(f"{exc}; {checked.message()}") from exc
         raise
     finally:
         synth.close()
+    result.stats["clock_probes"] = probes
     if checked is not None:
         result.stats["reset_check"] = checked.to_dict()
     return result

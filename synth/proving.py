@@ -11,7 +11,15 @@ Two replays a moment apart agree on a timestamp of whole seconds. So where a tas
 holds a clock reading its initial state did not (today's date, or a Unix time of this hour), the
 task is replayed twice more across a second boundary (`Prover.clock_probe`) and the parts that
 differ are judged as above; a probe per write tool at most, and a server whose states hold no
-clock reading pays nothing.
+clock reading pays nothing. Waiting for the boundary is most of a small synthesis's time (banking,
+30 tasks: 7.7 of 11 s asleep), so `synthesize` defers the probes: the second replay runs once the
+second has passed anyway, while later tasks are made (`Prover.settle`). A probe can only keep its
+task (judged) or reject it, and a task kept ahead of its probe changes nothing the synthesis draws
+next; a probe that rejects its task raises `ProbeRejected` and the synthesis runs again probing
+in place. So on a server whose states hold no clock reading finer than a day (banking's dates),
+deferred probes give the very tasks probing in place gives. On one that stamps seconds, which
+tasks survive depends on when the calls ran (a chain's own run and its replay may fall in
+different seconds) with probes deferred or not.
 """
 
 from __future__ import annotations
@@ -30,7 +38,11 @@ from gym_mcp.synth.values import decode
 from gym_mcp.tasks import Task
 from gym_mcp.tasks.flows import dig, paths
 
-__all__ = ["Prover", "candidate_flows"]
+__all__ = ["ProbeRejected", "Prover", "candidate_flows"]
+
+
+class ProbeRejected(Exception):
+    """A deferred clock probe rejected a task that was kept ahead of it: the run must probe in place."""
 
 
 class Prover:
@@ -50,6 +62,7 @@ class Prover:
         rejects: Counter[str],
         initial_fingerprint: Callable[[], str],
         dialogue_completes: Callable[[Task], bool],
+        defer_clock_probes: bool = False,
     ) -> None:
         """Prove tasks on ``env``.
 
@@ -60,6 +73,9 @@ class Prover:
             rejects: The synthesizer's rejection counter, by reason; a dropped task counts here.
             initial_fingerprint: The initial state's fingerprint (an irrelevant task must keep it).
             dialogue_completes: Whether a task's reference dialogue completes it (tasks with a user).
+            defer_clock_probes: Keep a task ahead of its clock probe and finish the probe once the
+                second has passed (`settle`), instead of sleeping to the boundary in `finish`;
+                a deferred probe that rejects its task raises `ProbeRejected`.
         """
         self.env = env
         self.nondeterministic = nondeterministic
@@ -71,6 +87,9 @@ class Prover:
         self.refused = 0
         self.probed: set[str] = set()  # tools a clock probe has covered
         self._seed_clock: dict[str, int] = {}  # clock readings in each initial state
+        self.defer = defer_clock_probes
+        # deferred probes: the task, its first replay's final state, and when its second may run
+        self._pending: list[tuple[Task, Any, float]] = []
 
     def finish(self, tasks: list[Task], chains: Sequence[Chain] = ()) -> list[Task]:
         """Replay each task's reference calls from a fresh reset; keep its final fingerprint.
@@ -79,6 +98,7 @@ class Prover:
         case: one replay, as before). One that does not, or fails, is proved twice over
         (`prove`): a server that mints values shows itself there.
         """
+        self.settle(wait=False)
         out = []
         for i, task in enumerate(tasks):
             result = replay(self.env, task)
@@ -96,10 +116,8 @@ class Prover:
             if task.variant == "irrelevant" and fp != self.fp0():
                 self.rejects["replay mismatch"] += 1
                 continue
-            if fp != self.fp0() and self._mints_clock(task):
-                proved_clock = self.clock_probe(task)
-                if proved_clock is None:
-                    continue
+            if fp != self.fp0() and self._mints_clock(task) and self._probe(task) is None:
+                continue
             task = _replace(task, expected_fingerprint=fp)
             if task.user is not None and not self.dialogue_completes(task):
                 self.rejects["reference dialogue failed"] += 1
@@ -181,14 +199,29 @@ class Prover:
             True when parts were found, False when the two replays agreed, None when the task is
             rejected (the reason counted).
         """
+        if self._probe_first(task) is None:
+            return None
+        task, snap1, after = self._pending.pop()
+        time.sleep(max(0.0, after - time.time()))
+        return self._probe_second(task, snap1)
+
+    def _probe(self, task: Task) -> bool | None:
+        """`clock_probe`, or with ``defer`` its first replay only (True: the task stays for now)."""
+        return self._probe_first(task) if self.defer else self.clock_probe(task)
+
+    def _probe_first(self, task: Task) -> bool | None:
+        """A probe's first replay; its state waits in ``_pending`` for the second. None: rejected."""
         self.probed.update(c["name"] for c in task.reference_calls)
         first = replay(self.env, task)
         if not first.ok:
             self.rejects["replay failed"] += 1
             return None
-        snap1 = self.env.state.snapshot()
-        now = time.time()
-        time.sleep(1.05 - (now - int(now)))  # the next whole second, and a little more
+        ended = time.time()
+        self._pending.append((task, self.env.state.snapshot(), int(ended) + 1.05))  # the next second, and a little
+        return True
+
+    def _probe_second(self, task: Task, snap1: Any) -> bool | None:
+        """A probe's second replay, past the second its first ended in: True, False or None as `clock_probe`."""
         second = replay(self.env, task)
         if not second.ok:
             self.rejects["replay failed"] += 1
@@ -197,6 +230,24 @@ class Prover:
         if not fields:
             return False
         return True if self._judge(fields, fp) else None
+
+    def settle(self, *, wait: bool = True) -> None:
+        """Finish the deferred clock probes whose second has passed (with ``wait``, every one).
+
+        With ``wait``, sleeps once, past the second of the last first replay, if that has not
+        passed yet; call it before `with_volatile`.
+
+        Raises:
+            ProbeRejected: A probe rejected its task (which was kept ahead of it).
+        """
+        if wait and self._pending:
+            time.sleep(max(0.0, max(after for *_, after in self._pending) - time.time()))
+        now = time.time()
+        ready = [p for p in self._pending if p[2] <= now]
+        self._pending = [p for p in self._pending if p[2] > now]
+        for task, snap1, _ in ready:
+            if self._probe_second(task, snap1) is None:
+                raise ProbeRejected(f"{task.id}: its clock probe rejected it after it was kept")
 
     def _judge(self, fields: Mapping[str, Sequence[str]], fp: str | None) -> bool:
         """Parts two replays differ in: marked volatile (True), or the task refused with the reason (False)."""

@@ -127,13 +127,16 @@ def test_workers_flag_needs_ray(capsys: pytest.CaptureFixture[str], task_file: P
 
 
 class CrashOnce(ReferencePolicy):
-    """The reference, except that the first episode to act anywhere kills its worker's process."""
+    """The reference, except that the first episode to act anywhere kills its worker's process.
+
+    Which episode that is depends on the scheduling (two run at once): the marker names its task.
+    """
 
     marker: Path
 
     def act(self, observation: str, info: Mapping[str, Any]) -> Any:
         if not self.marker.exists():
-            self.marker.write_text(str(os.getpid()))
+            self.marker.write_text(f"{os.getpid()} {info['task_id']}")
             os._exit(1)  # the worker process dies mid-episode, as a crash or an OOM kill would
         return super().act(observation, info)
 
@@ -154,7 +157,9 @@ def test_a_worker_killed_mid_episode_has_its_episode_rerun(pool: WorkerPool, tas
     assert _episodes(result) == _episodes(expected)  # the lost episode was played again, elsewhere
     assert len(result.lost_workers) == 1
     lost = result.lost_workers[0]
-    assert lost["pid"] == int(marker.read_text()) and lost["rerun"] == [0]
+    pid, task = marker.read_text().split()
+    crashed = [i for i, e in enumerate(result.episodes) if e["task_id"] == task]  # one trial a task
+    assert lost["pid"] == int(pid) and lost["rerun"] == crashed and len(crashed) == 1
     assert len(pool.workers) == 2  # a replacement took its place
 
 

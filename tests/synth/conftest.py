@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -37,3 +40,18 @@ def seed0_tasks(tmp_path_factory: pytest.TempPathFactory) -> Seed0:
         return made[server, n]
 
     return get
+
+
+RECORDS_CLOCK = Path(__file__).resolve().parents[1] / "live" / "servers" / "records_clock.py"
+
+
+@pytest.fixture
+def records_spec(tmp_path: Path) -> Path:
+    """The spec of a third-party stdio server whose writes stamp ``updated_at`` in whole seconds."""
+    subprocess.run([sys.executable, str(RECORDS_CLOCK), "--seed", str(tmp_path / "r.db")], check=True)
+    spec = tmp_path / "records.toml"
+    spec.write_text(
+        f'name = "records-clock"\ncommand = [{sys.executable!r}, {str(RECORDS_CLOCK)!r}, "{{state}}"]\n'
+        '\n[state]\nkind = "sqlite"\npath = "r.db"\n'
+    )
+    return spec

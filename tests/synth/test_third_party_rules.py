@@ -59,13 +59,8 @@ def replay_all(spec: Path, tasks_path: Path) -> tuple[int, int]:
     return ok, len(tasks)
 
 
-def test_clock_stamps_in_whole_seconds_are_found_and_tasks_replay_later(tmp_path: Path) -> None:
-    subprocess.run([sys.executable, str(SERVERS / "records_clock.py"), "--seed", str(tmp_path / "r.db")], check=True)
-    spec = tmp_path / "records.toml"
-    spec.write_text(
-        f'name = "records-clock"\ncommand = [{sys.executable!r}, {str(SERVERS / "records_clock.py")!r}, "{{state}}"]\n'
-        '\n[state]\nkind = "sqlite"\npath = "r.db"\n'
-    )
+def test_clock_stamps_in_whole_seconds_are_found_and_tasks_replay_later(tmp_path: Path, records_spec: Path) -> None:
+    spec = records_spec
     result = synthesize(spec, SynthConfig(n=12, seed=0, heldout_tools=False))
     stats = result.stats
     assert "create_record" not in stats["skipped_tools"]  # device_sn draws from the deviceSN column
