@@ -199,26 +199,31 @@ class Prover:
             True when parts were found, False when the two replays agreed, None when the task is
             rejected (the reason counted).
         """
-        if self._probe_first(task) is None:
+        first = self._probe_first(task)
+        if first is None:
             return None
-        task, snap1, after = self._pending.pop()
+        snap1, after = first
         time.sleep(max(0.0, after - time.time()))
         return self._probe_second(task, snap1)
 
     def _probe(self, task: Task) -> bool | None:
         """`clock_probe`, or with ``defer`` its first replay only (True: the task stays for now)."""
-        return self._probe_first(task) if self.defer else self.clock_probe(task)
+        if not self.defer:
+            return self.clock_probe(task)
+        first = self._probe_first(task)
+        if first is None:
+            return None
+        self._pending.append((task, *first))
+        return True
 
-    def _probe_first(self, task: Task) -> bool | None:
-        """A probe's first replay; its state waits in ``_pending`` for the second. None: rejected."""
+    def _probe_first(self, task: Task) -> tuple[Any, float] | None:
+        """A probe's first replay: its final state and when the second may run (None: rejected)."""
         self.probed.update(c["name"] for c in task.reference_calls)
         first = replay(self.env, task)
         if not first.ok:
             self.rejects["replay failed"] += 1
             return None
-        ended = time.time()
-        self._pending.append((task, self.env.state.snapshot(), int(ended) + 1.05))  # the next second, and a little
-        return True
+        return self.env.state.snapshot(), int(time.time()) + 1.05  # the next whole second, and a little more
 
     def _probe_second(self, task: Task, snap1: Any) -> bool | None:
         """A probe's second replay, past the second its first ended in: True, False or None as `clock_probe`."""

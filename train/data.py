@@ -347,12 +347,15 @@ def pack_batch(examples: Sequence[Example], pad_id: int, capacity: int, device: 
 
     capacity = max(capacity, *(len(e.input_ids) for e in examples))
     rows: list[list[Example]] = []
+    used: list[int] = []  # tokens in each row
     for example in sorted(examples, key=lambda e: -len(e.input_ids)):  # stable: ties keep their order
-        row = next((r for r in rows if sum(len(e.input_ids) for e in r) + len(example.input_ids) <= capacity), None)
-        if row is None:
-            rows.append([example])
-        else:
-            row.append(example)
+        n = len(example.input_ids)
+        i = next((i for i, u in enumerate(used) if u + n <= capacity), len(rows))
+        if i == len(rows):
+            rows.append([])
+            used.append(0)
+        rows[i].append(example)
+        used[i] += n
     ids, labels, positions = [], [], []
     for row in rows:
         ids.append([t for e in row for t in e.input_ids])
