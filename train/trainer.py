@@ -257,6 +257,7 @@ class GymTrainer:
         workers. With probability ``fork_starts`` a group of a multi-call task starts after some
         of its reference calls.
         """
+        from gym_mcp.train.loading import merged_lora
         from gym_mcp.train.rollouts import rollout_group
 
         c, rng = self.config, self.rng
@@ -265,21 +266,22 @@ class GymTrainer:
             task = rng.choice(self.tasks)
             n_calls = len(task.reference_calls)
             fork_after = rng.randint(1, n_calls - 1) if n_calls > 1 and rng.random() < c.fork_starts else 0
-            rollouts = rollout_group(
-                self.policy,
-                self.tokenizer,
-                self.rollout_env_for(task.server),
-                task,
-                c.num_generations,
-                fork_after=fork_after,
-                max_new_tokens=c.max_completion_length,
-                temperature=c.temperature,
-                seed=rng.randrange(2**31),
-                distractors=self.distractors,
-                answer_tokens=c.max_answer_tokens,
-                fmt=self.fmt,
-                grammar=self.grammar,
-            )
+            with merged_lora(self.policy):  # sampling only: the update scores the rollouts unmerged
+                rollouts = rollout_group(
+                    self.policy,
+                    self.tokenizer,
+                    self.rollout_env_for(task.server),
+                    task,
+                    c.num_generations,
+                    fork_after=fork_after,
+                    max_new_tokens=c.max_completion_length,
+                    temperature=c.temperature,
+                    seed=rng.randrange(2**31),
+                    distractors=self.distractors,
+                    answer_tokens=c.max_answer_tokens,
+                    fmt=self.fmt,
+                    grammar=self.grammar,
+                )
             lost += c.num_generations - len(rollouts)  # a Ray worker died under them
             if len(rollouts) < 2:  # nothing left to compare: draw another group, or skip the step
                 if discarded >= c.max_resamples:
