@@ -214,7 +214,8 @@ class GymTrainer:
     def build_sft_examples(self) -> list[Example]:
         """The encoded SFT conversations: each train task's reference, and some recovery examples.
 
-        A task with ``k`` calls gives ``k`` copies with ``sft_chain_repeats``; with
+        A task with ``k`` calls gives ``k`` copies with ``sft_chain_repeats`` (times
+        ``sft_confirm_repeats`` where its reference asks to confirm an action); with
         ``sft_recovery``, that share of the tasks also gives an error-recovery conversation, and
         with ``sft_needless`` one that stops after a needless call.
         """
@@ -230,7 +231,10 @@ class GymTrainer:
         for task in self.tasks:
             messages, tools = reference_conversation(self.env_for(task.server), task, distractors)
             example = encode_conversation(self.tokenizer, messages, tools, task.id, fmt=self.fmt)
-            examples += [example] * (max(len(task.reference_calls), 1) if c.sft_chain_repeats else 1)
+            copies = max(len(task.reference_calls), 1) if c.sft_chain_repeats else 1
+            if task.user is not None and task.user.confirm:
+                copies *= c.sft_confirm_repeats
+            examples += [example] * copies
         # examples whose one bad or needless call is context (masked): the answer to it is learned
         for share, make, offset in (
             (c.sft_recovery, recovery_conversation, 7),

@@ -14,6 +14,7 @@ torch = pytest.importorskip("torch", reason="training needs the [train] extra (t
 pytest.importorskip("peft", reason="training needs the [train] extra")
 
 from gym_mcp import env_id  # noqa: E402
+from gym_mcp.errors import ConfigError  # noqa: E402
 from gym_mcp.train import GymTrainer, SampledGroup, train  # noqa: E402
 from gym_mcp.train import trainer as trainer_module  # noqa: E402
 from gym_mcp.train.config import TrainConfig  # noqa: E402
@@ -204,3 +205,28 @@ def test_a_checkpoint_of_the_former_format_still_resumes(tiny: Path, tasks: Path
     resumed.train()
     assert json.loads((out / "metrics.jsonl").read_text().splitlines()[-1])["step"] == 2
     assert (ckpt / trainer_module.CHECKPOINT_MARK).exists()  # from now on in accelerate's format
+
+
+def test_confirm_repeats_copy_only_the_conversations_that_ask_first(tiny: Path, tmp_path: Path) -> None:
+    from gym_mcp.synth import SynthConfig, synthesize
+    from gym_mcp.tasks import save_tasks
+
+    made = synthesize("banking", SynthConfig(n=16, seed=0, max_chain=2, ask_to_confirm=True)).tasks
+    asking = {t.id for t in made if t.user is not None and t.user.confirm}
+    assert 0 < len(asking) < len(made)  # both kinds, or the test shows nothing
+    path = tmp_path / "tasks.jsonl"
+    save_tasks(made, path)
+
+    def ids(repeats: int) -> list[str]:
+        trainer = GymTrainer(_config(tiny, tmp_path / f"r{repeats}", path, sft_confirm_repeats=repeats), progress=False)
+        trainer.setup()
+        try:
+            return [e.task_id for e in trainer.build_sft_examples()]
+        finally:
+            trainer.close()
+
+    once, thrice = ids(1), ids(3)
+    assert sorted(set(once)) == sorted(once)  # one copy each by default
+    assert {i: thrice.count(i) for i in thrice} == {i: 3 if i in asking else 1 for i in once}
+    with pytest.raises(ConfigError, match="sft_confirm_repeats must be >= 1"):
+        _config(tiny, tmp_path / "bad", path, sft_confirm_repeats=0)
