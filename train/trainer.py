@@ -266,11 +266,12 @@ class GymTrainer:
 
         c, rng = self.config, self.rng
         discarded = lost = 0
-        while True:
-            task = rng.choice(self.tasks)
-            n_calls = len(task.reference_calls)
-            fork_after = rng.randint(1, n_calls - 1) if n_calls > 1 and rng.random() < c.fork_starts else 0
-            with merged_lora(self.policy):  # sampling only: the update scores the rollouts unmerged
+        # sampling only, merged once for every draw of the step: the update scores the rollouts unmerged
+        with merged_lora(self.policy):
+            while True:
+                task = rng.choice(self.tasks)
+                n_calls = len(task.reference_calls)
+                fork_after = rng.randint(1, n_calls - 1) if n_calls > 1 and rng.random() < c.fork_starts else 0
                 rollouts = rollout_group(
                     self.policy,
                     self.tokenizer,
@@ -286,16 +287,16 @@ class GymTrainer:
                     fmt=self.fmt,
                     grammar=self.grammar,
                 )
-            lost += c.num_generations - len(rollouts)  # a Ray worker died under them
-            if len(rollouts) < 2:  # nothing left to compare: draw another group, or skip the step
-                if discarded >= c.max_resamples:
+                lost += c.num_generations - len(rollouts)  # a Ray worker died under them
+                if len(rollouts) < 2:  # nothing left to compare: draw another group, or skip the step
+                    if discarded >= c.max_resamples:
+                        break
+                    discarded += 1
+                    continue
+                spread = max(r.reward for r in rollouts) - min(r.reward for r in rollouts)
+                if spread > 1e-6 or discarded >= c.max_resamples:
                     break
                 discarded += 1
-                continue
-            spread = max(r.reward for r in rollouts) - min(r.reward for r in rollouts)
-            if spread > 1e-6 or discarded >= c.max_resamples:
-                break
-            discarded += 1
         return SampledGroup(task, fork_after, rollouts, discarded, lost)
 
     def log(self, row: dict[str, Any]) -> None:

@@ -230,3 +230,30 @@ def test_confirm_repeats_copy_only_the_conversations_that_ask_first(tiny: Path, 
     assert {i: thrice.count(i) for i in thrice} == {i: 3 if i in asking else 1 for i in once}
     with pytest.raises(ConfigError, match="sft_confirm_repeats must be >= 1"):
         _config(tiny, tmp_path / "bad", path, sft_confirm_repeats=0)
+
+
+def test_a_group_is_sampled_merged_and_leaves_the_weights_bit_for_bit(tiny: Path, tasks: Path, tmp_path: Path) -> None:
+    import peft
+
+    trainer = SpreadTrainer(_config(tiny, tmp_path / "run", tasks, grpo_steps=1, max_resamples=2), progress=False)
+    trainer.setup()
+    merged_during: list[bool] = []
+    play = trainer.rollout_env_for
+
+    def watching(server: str) -> Any:  # called inside each draw: are the adapters merged then?
+        merged_during.append(
+            any(m.merged for m in trainer.policy.modules() if isinstance(m, peft.tuners.lora.LoraLayer))
+        )
+        return play(server)
+
+    trainer.rollout_env_for = watching  # type: ignore[method-assign]
+    before = {k: v.clone() for k, v in trainer.policy.state_dict().items()}
+    try:
+        group = trainer.sample_group()
+    finally:
+        trainer.close()
+    assert merged_during and all(merged_during)
+    assert len(merged_during) == group.discarded + 1
+    after = trainer.policy.state_dict()
+    assert after.keys() == before.keys() and all(torch.equal(after[k], before[k]) for k in before)
+    assert not any(m.merged for m in trainer.policy.modules() if isinstance(m, peft.tuners.lora.LoraLayer))
