@@ -402,7 +402,7 @@ def sampled_logprobs(model: Any, replies: Sequence[SampledReply], temperature: f
     device = next(model.parameters()).device
     n, width = len(replies), max(len(r.token_ids) for r in replies)
     kw = cache_kwarg(model)
-    out = model(input_ids=torch.tensor([prompt], device=device), use_cache=True)
+    out = model(input_ids=torch.tensor([prompt], device=device), use_cache=True, logits_to_keep=1)
     first = out.logits[:, -1:, :].expand(n, 1, -1)  # predicts every reply's first token
     logits = first
     if width > 1:

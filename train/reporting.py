@@ -41,12 +41,31 @@ def peak_gpu_gb() -> float | None:
     return round(torch.cuda.max_memory_allocated() / 1e9, 2)
 
 
-def timing_table(timings: dict[str, float], peak_rss: float | None = None, peak_gpu: float | None = None) -> str:
-    """Where the run's time went, as Markdown (and the peak memory: resident, and GPU where there is one)."""
+def timing_table(
+    timings: dict[str, float],
+    peak_rss: float | None = None,
+    peak_gpu: float | None = None,
+    rss_by_phase: dict[str, float] | None = None,
+) -> str:
+    """Where the run's time went, as Markdown (and the peak memory: resident, and GPU where there is one).
+
+    Args:
+        timings: Seconds per phase, in the order they ran.
+        peak_rss: The run's peak resident memory, GB.
+        peak_gpu: The run's peak GPU memory, GB (None without CUDA).
+        rss_by_phase: The peak resident memory when each phase ended (GB): adds a column whose
+            first value at the run's peak names the phase that set it.
+    """
     total = sum(timings.values())
-    lines = ["| phase | seconds | share |", "|---|---|---|"]
-    lines += [f"| {name} | {sec:.0f} | {100 * sec / max(total, 1e-9):.0f}% |" for name, sec in timings.items()]
-    lines.append(f"| total | {total:.0f} | 100% |")
+    by_phase = rss_by_phase or {}
+    head = "| phase | seconds | share |" + (" peak RSS by its end (GB) |" if by_phase else "")
+    lines = [head, "|---|---|---|" + ("---|" if by_phase else "")]
+    for name, sec in timings.items():
+        row = f"| {name} | {sec:.0f} | {100 * sec / max(total, 1e-9):.0f}% |"
+        if by_phase:
+            row += f" {by_phase[name]:.2f} |" if name in by_phase else " |"
+        lines.append(row)
+    lines.append(f"| total | {total:.0f} | 100% |" + (" |" if by_phase else ""))
     if peak_rss is not None:
         lines.append(f"peak RSS: {peak_rss:.2f} GB")
     if peak_gpu is not None:

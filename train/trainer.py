@@ -121,6 +121,8 @@ class GymTrainer:
         tasks: The train split; ``held_out``: the tasks evaluated before and after.
         examples: The encoded SFT conversations.
         timings: Seconds per phase.
+        rss_by_phase: The process's peak resident memory (GB) when each phase last ended: the
+            first phase at the run's peak is the one that set it.
     """
 
     def __init__(self, config: TrainConfig, *, progress: bool = True) -> None:
@@ -128,6 +130,7 @@ class GymTrainer:
         self.progress = progress
         self.out = Path(config.output_dir)
         self.timings: dict[str, float] = {}
+        self.rss_by_phase: dict[str, float] = {}
         self.workers: Any = None
         self.envs: dict[str, Any] = {}
         self.rollout_envs: dict[str, Any] = {}
@@ -215,7 +218,8 @@ class GymTrainer:
         """The encoded SFT conversations: each train task's reference, and some recovery examples.
 
         A task with ``k`` calls gives ``k`` copies with ``sft_chain_repeats`` (times
-        ``sft_confirm_repeats`` where its reference asks to confirm an action); with
+        ``sft_confirm_repeats`` where its reference asks to confirm an action, ``sft_missing_repeats``
+        where it asks for a value the request left out, the larger where it does both); with
         ``sft_recovery``, that share of the tasks also gives an error-recovery conversation, and
         with ``sft_needless`` one that stops after a needless call.
         """
@@ -232,8 +236,10 @@ class GymTrainer:
             messages, tools = reference_conversation(self.env_for(task.server), task, distractors)
             example = encode_conversation(self.tokenizer, messages, tools, task.id, fmt=self.fmt)
             copies = max(len(task.reference_calls), 1) if c.sft_chain_repeats else 1
-            if task.user is not None and task.user.confirm:
-                copies *= c.sft_confirm_repeats
+            if task.user is not None:
+                asks = [c.sft_confirm_repeats] if task.user.confirm else []
+                asks += [c.sft_missing_repeats] if task.user.withheld else []
+                copies *= max(asks, default=1)
             examples += [example] * copies
         # examples whose one bad or needless call is context (masked): the answer to it is learned
         for share, make, offset in (
@@ -541,6 +547,7 @@ class GymTrainer:
         """Add the time since the last lap to phase ``name``."""
         now = time.perf_counter()
         self.timings[name] = round(self.timings.get(name, 0.0) + now - self._clock, 2)
+        self.rss_by_phase[name] = peak_rss_gb()
         self._clock = now
 
     def setup(self) -> None:
@@ -632,7 +639,8 @@ class GymTrainer:
 
         Returns:
             ``{"last": last metrics row, "before": ..., "after": ..., "timings": {phase: seconds},
-            "peak_rss_gb": ..., "peak_gpu_gb": ..., "breakdown": the table of `breakdown_table`}``;
+            "peak_rss_gb": ..., "peak_gpu_gb": ..., "rss_by_phase": {phase: peak RSS at its end},
+            "breakdown": the table of `breakdown_table`}``;
             ``before``/``after`` are evaluation summaries, or None when ``eval_tasks`` is 0;
             ``peak_gpu_gb`` is None without CUDA.
         """
@@ -669,6 +677,7 @@ class GymTrainer:
             "timings": self.timings,
             "peak_rss_gb": peak_rss_gb(),
             "peak_gpu_gb": peak_gpu_gb(),
+            "rss_by_phase": self.rss_by_phase,
             "breakdown": breakdown_table(
                 before, after, unseen_tool_tasks(self.tasks, self.held_out), unseen_servers=c.eval_servers
             ),
@@ -679,6 +688,7 @@ class GymTrainer:
                 "timings": self.timings,
                 "peak_rss_gb": result["peak_rss_gb"],
                 "peak_gpu_gb": result["peak_gpu_gb"],
+                "peak_rss_gb_by_phase": self.rss_by_phase,
                 "table": summary_table(before, after),
                 "breakdown": result["breakdown"],
             }

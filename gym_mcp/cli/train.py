@@ -33,7 +33,9 @@ def _train(args: argparse.Namespace) -> int:
     print(summary_table(result["before"], result["after"]))
     if result["breakdown"]:
         print("\nheld-out tasks solved, by chain length and variant:\n" + result["breakdown"])
-    print("\ntime and memory:\n" + timing_table(result["timings"], result["peak_rss_gb"], result.get("peak_gpu_gb")))
+    peaks = result["peak_rss_gb"], result.get("peak_gpu_gb"), result.get("rss_by_phase")
+    times = timing_table(result["timings"], *peaks)
+    print("\ntime and memory:\n" + times)
     print(
         f"done in {time.perf_counter() - start:.0f}s; adapter, metrics, evaluations and "
         f"training.png in {config.output_dir}"

@@ -434,7 +434,9 @@ class PromptCache:
             device = next(model.parameters()).device
             past = DynamicCache(ddp_cache_data=kv) if kv else DynamicCache()
             new = torch.tensor([list(ids[same:])], device=device)
-            out = model(input_ids=new, use_cache=True, **{cache_kwarg(model): past})
+            # logits for the last token only: the cache is what is kept (all of them cost a
+            # [tokens, vocabulary] matrix and the lm_head's share of the pass)
+            out = model(input_ids=new, use_cache=True, logits_to_keep=1, **{cache_kwarg(model): past})
             kv = [(k, v) for k, v, *_ in output_cache(out)]
         self.reused_tokens += same
         self.computed_tokens += len(ids) - same
@@ -492,7 +494,12 @@ class PromptCache:
                 layers.append((torch.cat(ks), torch.cat(vs)))
             past = DynamicCache(ddp_cache_data=layers)
         out = model(
-            input_ids=new, attention_mask=mask, position_ids=positions, use_cache=True, **{cache_kwarg(model): past}
+            input_ids=new,
+            attention_mask=mask,
+            position_ids=positions,
+            use_cache=True,
+            logits_to_keep=1,
+            **{cache_kwarg(model): past},
         )
         computed = [(k, v) for k, v, *_ in output_cache(out)]
         for row, (key, ids, same, _) in enumerate(todo):

@@ -373,9 +373,12 @@ def test_cli_train_runs_sft_and_grpo_and_writes_metrics_and_plot(tiny: Path, tmp
         summary["timings"]
     )
     assert 0 < summary["peak_rss_gb"] < 100
+    by_phase = summary["peak_rss_gb_by_phase"]  # a running peak: never falls, ends at the run's
+    assert list(by_phase) == list(summary["timings"]) and list(by_phase.values()) == sorted(by_phase.values())
+    assert 0 < by_phase["synthesis"] <= max(by_phase.values()) <= summary["peak_rss_gb"]
     assert summary["peak_gpu_gb"] is None if not torch.cuda.is_available() else summary["peak_gpu_gb"] > 0
     assert "| calls: " in summary["breakdown"] and "| variant: " in summary["breakdown"]
-    assert "time and memory" in ran.stdout and "peak RSS" in ran.stdout and "by chain length" in ran.stdout
+    assert "time and memory" in ran.stdout and "peak RSS by its end" in ran.stdout and "by chain length" in ran.stdout
     # a second run on the same model, prompt and tasks reuses the base model's evaluation
     again = cli_train("--output-dir", str(tmp_path / "b"))
     assert again.returncode == 0, again.stderr

@@ -207,29 +207,36 @@ def test_a_checkpoint_of_the_former_format_still_resumes(tiny: Path, tasks: Path
     assert (ckpt / trainer_module.CHECKPOINT_MARK).exists()  # from now on in accelerate's format
 
 
-def test_confirm_repeats_copy_only_the_conversations_that_ask_first(tiny: Path, tmp_path: Path) -> None:
+def test_ask_repeats_copy_only_the_conversations_that_ask(tiny: Path, tmp_path: Path) -> None:
     from gym_mcp.synth import SynthConfig, synthesize
     from gym_mcp.tasks import save_tasks
 
-    made = synthesize("banking", SynthConfig(n=16, seed=0, max_chain=2, ask_to_confirm=True)).tasks
-    asking = {t.id for t in made if t.user is not None and t.user.confirm}
-    assert 0 < len(asking) < len(made)  # both kinds, or the test shows nothing
+    made = synthesize("banking", SynthConfig(n=32, seed=0, max_chain=2, ask_to_confirm=True)).tasks
+    confirm = {t.id for t in made if t.user is not None and t.user.confirm}
+    missing = {t.id for t in made if t.user is not None and t.user.withheld}
+    # every kind present (only confirms, only missing values, both, neither), or the test shows nothing
+    assert confirm - missing and missing - confirm and confirm & missing and {t.id for t in made} - confirm - missing
     path = tmp_path / "tasks.jsonl"
     save_tasks(made, path)
 
-    def ids(repeats: int) -> list[str]:
-        trainer = GymTrainer(_config(tiny, tmp_path / f"r{repeats}", path, sft_confirm_repeats=repeats), progress=False)
+    def counts(**repeats: int) -> dict[str, int]:
+        out = tmp_path / "-".join(f"{k}{v}" for k, v in repeats.items())
+        trainer = GymTrainer(_config(tiny, out, path, **repeats), progress=False)
         trainer.setup()
         try:
-            return [e.task_id for e in trainer.build_sft_examples()]
+            ids = [e.task_id for e in trainer.build_sft_examples()]
         finally:
             trainer.close()
+        return {i: ids.count(i) for i in ids}
 
-    once, thrice = ids(1), ids(3)
-    assert sorted(set(once)) == sorted(once)  # one copy each by default
-    assert {i: thrice.count(i) for i in thrice} == {i: 3 if i in asking else 1 for i in once}
-    with pytest.raises(ConfigError, match="sft_confirm_repeats must be >= 1"):
-        _config(tiny, tmp_path / "bad", path, sft_confirm_repeats=0)
+    once = counts()  # the train split's tasks
+    assert set(once.values()) == {1} and confirm & missing & set(once)  # one copy each by default
+    assert counts(sft_confirm_repeats=3) == {i: 3 if i in confirm else 1 for i in once}
+    both = counts(sft_confirm_repeats=3, sft_missing_repeats=2)  # the larger count where a task does both
+    assert both == {i: 3 if i in confirm else 2 if i in missing else 1 for i in once}
+    for name in ("sft_confirm_repeats", "sft_missing_repeats"):
+        with pytest.raises(ConfigError, match=f"{name} must be >= 1"):
+            _config(tiny, tmp_path / "bad", path, **{name: 0})
 
 
 def test_a_group_is_sampled_merged_and_leaves_the_weights_bit_for_bit(tiny: Path, tasks: Path, tmp_path: Path) -> None:
