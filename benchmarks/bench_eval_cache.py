@@ -8,7 +8,10 @@ episodes' new tokens in one padded pass (``batch_prefill=True``, the default on 
 instead of the default's one pass per episode on a CPU: what batching the prefill saves or
 costs. A fourth carries the cache and plays with the LoRA adapters merged into the weights
 (``merge_lora=True``, `gym_mcp.train.loading.merged_lora`): one matrix product per adapted layer
-instead of three. ``--arms`` picks the arms (``cached`` is always one: the others are given as
+instead of three. A fifth appends each decoded token's keys and values with transformers' own
+``torch.cat`` (``decoding.ROOM = 0``) instead of writing them into reserved room
+(`gym_mcp.policies.decoding.reserve_room`, the default). ``--arms`` picks the
+arms (``cached`` is always one: the others are given as
 ratios to it, with the number of episodes whose conversation differs). All play the same tasks
 with the same model, greedily, in alternating rounds.
 
@@ -16,7 +19,10 @@ Measured on two cores (32 held-out tasks of a step-level run, 2 rounds, nothing 
 uncached 136.7 s, cached 104.0 s (0.76x), cached with the batched prefill 113.1 s (1.09x the
 cached default), all three conversations identical. The merged arm (``--arms cached merged``, the
 same 32 tasks, 2 rounds, nothing else running): cached 112.3 s, merged 89.8 s (0.80x), identical
-conversations.
+conversations. The unreserved arm (``--arms cached unreserved --tasks 32 --repeats 2``, the
+main job's run of 2026-12-07 evening, nothing else running): reserved 99.5 s, unreserved 102.6 s
+(1.03x), identical conversations; these episodes are short (3 steps, no user), and a decode of
+48 tokens for 16 rows of 1,500-token prompts measured 0.74x with the room (4 alternating rounds).
 
 Default model: the main job's trained adapter (``runs/train/checkpoint``) on its held-out tasks
 (``runs/train/test.jsonl``), so run ``gym-mcp train`` first; ``--quick`` uses the tests' tiny
@@ -41,19 +47,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _common import base_parser, finish, median, table, verdict
 
+from gym_mcp.policies import decoding
+from gym_mcp.policies.decoding import ROOM
+
 TARGET = 0.85
-# arm -> (reuse_cache, batch_prefill, merge_lora)
+# arm -> (reuse_cache, batch_prefill, merge_lora, positions the decode cache reserves)
 ARMS = {
-    "uncached": (False, None, False),
-    "cached": (True, None, False),
-    "batched": (True, True, False),
-    "merged": (True, None, True),
+    "uncached": (False, None, False, ROOM),
+    "cached": (True, None, False, ROOM),
+    "batched": (True, True, False, ROOM),
+    "merged": (True, None, True, ROOM),
+    "unreserved": (True, None, False, 0),
 }
 DESCRIBED = {
     "uncached": "every turn runs the whole prompt",
     "cached": "cache across turns (new tokens per episode on a CPU), adapters unmerged",
     "batched": "cache across turns, new tokens of all episodes in one pass",
     "merged": "cache across turns, LoRA merged into the weights for the evaluation",
+    "unreserved": "cache across turns, each decoded token appended by torch.cat (no reserved room)",
 }
 
 
@@ -91,7 +102,7 @@ def main() -> int:
     parser.add_argument("--run", default="runs/train", help="a training run folder (default runs/train)")
     parser.add_argument("--tasks", type=int, default=0, help="evaluate the first N held-out tasks (default: all)")
     parser.add_argument(
-        "--arms", nargs="+", choices=list(ARMS), default=list(ARMS), help="the arms to run (default: all four)"
+        "--arms", nargs="+", choices=list(ARMS), default=list(ARMS), help="the arms to run (default: all five)"
     )
     args = parser.parse_args()
     if args.tasks < 0:
@@ -123,7 +134,7 @@ def main() -> int:
         success: dict[str, float] = {}
         for _ in range(args.repeats or 1):
             for arm in args.arms:
-                reuse, batched, merge = ARMS[arm]
+                reuse, batched, merge, decoding.ROOM = ARMS[arm]
                 result = evaluate_model(
                     model,
                     tokenizer,
@@ -139,6 +150,7 @@ def main() -> int:
                 seconds[arm].append(result.seconds)
                 plays[arm] = [e["messages"] for e in result.episodes]
                 success[arm] = result.success
+        decoding.ROOM = ROOM
     print(
         table(
             ["evaluation", "tasks", "seconds (median)", "success"],

@@ -13,6 +13,7 @@ torch = pytest.importorskip("torch", reason="training needs the [train] extra (t
 peft = pytest.importorskip("peft", reason="training needs the [train] extra")
 
 import gym_mcp  # noqa: E402
+from gym_mcp.policies import decoding  # noqa: E402
 from gym_mcp.policies.decoding import generate_replies  # noqa: E402
 from gym_mcp.train.data import (  # noqa: E402
     IGNORE,
@@ -298,9 +299,11 @@ def test_a_batched_prefill_holds_what_each_row_computes_alone(tiny: Path) -> Non
     assert batched.computed_tokens == alone.computed_tokens == len(turns[0]) + len(turns[1]) + 4 + 12 + 5
 
 
-def test_replies_are_what_transformers_generate_writes(tiny: Path) -> None:
+@pytest.mark.parametrize("room", [decoding.ROOM, 1, 0])  # the default; a refill every other token; torch.cat
+def test_replies_are_what_transformers_generate_writes(tiny: Path, room: int, monkeypatch: pytest.MonkeyPatch) -> None:
     from gym_mcp.policies.prompt import STOP_STRINGS, cut_reply
 
+    monkeypatch.setattr(decoding, "ROOM", room)
     model, tokenizer = _plain_model(tiny)
     prompts = [*PROMPTS, "<|user|> Tell me a joke about banks, a long one please"]
     tokenizer.padding_side, tokenizer.pad_token = "left", tokenizer.pad_token or tokenizer.eos_token
@@ -317,6 +320,29 @@ def test_replies_are_what_transformers_generate_writes(tiny: Path) -> None:
     width = inputs["input_ids"].shape[1]
     expected = [cut_reply(tokenizer.decode(row, skip_special_tokens=True)) for row in oracle[:, width:]]
     assert generate_replies(model, tokenizer, prompts, max_new_tokens=24) == expected
+
+
+def test_a_reserved_cache_holds_what_torch_cat_builds_and_grows_in_place() -> None:
+    from transformers import DynamicCache
+
+    gen = torch.Generator().manual_seed(0)
+    start = [(torch.randn(3, 2, 5, 4, generator=gen), torch.randn(3, 2, 5, 4, generator=gen)) for _ in range(2)]
+    plain, roomy = DynamicCache(ddp_cache_data=start), decoding.reserve_room(DynamicCache(ddp_cache_data=start), 4)
+    places = []
+    for step in range(9):
+        if step == 6:  # a row leaves the batch: a new tensor, refilled with room again
+            for cache in (plain, roomy):
+                cache.batch_select_indices(torch.tensor([0, 2]))
+        rows = 3 if step < 6 else 2
+        for layer in range(2):
+            new = torch.randn(rows, 2, 1, 4, generator=gen), torch.randn(rows, 2, 1, 4, generator=gen)
+            want, got = plain.update(*new, layer), roomy.update(*new, layer)
+            assert all(torch.equal(a, b) for a, b in zip(want, got, strict=True))
+        places.append(roomy.layers[0].keys.data_ptr())
+    # the first update fills 6 of 10 places, the next four are written in place, the fifth finds
+    # the buffer full; the rows leaving at step 6 move the cache once, then it grows in place again
+    assert places[0] == places[1] == places[2] == places[3] == places[4] != places[5]
+    assert places[6] == places[7] == places[8] != places[5]
 
 
 def test_a_reply_without_a_call_is_cut_at_answer_tokens(tiny: Path) -> None:

@@ -229,11 +229,12 @@ def test_ask_repeats_copy_only_the_conversations_that_ask(tiny: Path, tmp_path: 
             trainer.close()
         return {i: ids.count(i) for i in ids}
 
-    once = counts()  # the train split's tasks
-    assert set(once.values()) == {1} and confirm & missing & set(once)  # one copy each by default
-    assert counts(sft_confirm_repeats=3) == {i: 3 if i in confirm else 1 for i in once}
+    once = counts(sft_confirm_repeats=1, sft_missing_repeats=1)  # the train split's tasks
+    assert set(once.values()) == {1} and confirm & missing & set(once)
+    assert counts(sft_confirm_repeats=3, sft_missing_repeats=1) == {i: 3 if i in confirm else 1 for i in once}
     both = counts(sft_confirm_repeats=3, sft_missing_repeats=2)  # the larger count where a task does both
     assert both == {i: 3 if i in confirm else 2 if i in missing else 1 for i in once}
+    assert counts() == {i: 3 if i in confirm | missing else 1 for i in once}  # the defaults: 3 and 3
     for name in ("sft_confirm_repeats", "sft_missing_repeats"):
         with pytest.raises(ConfigError, match=f"{name} must be >= 1"):
             _config(tiny, tmp_path / "bad", path, **{name: 0})
