@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
@@ -29,7 +30,7 @@ from gym_mcp.ray.worker import RolloutWorker
 
 try:
     import ray
-    from ray.exceptions import RayActorError
+    from ray.exceptions import GetTimeoutError, RayActorError
 except ImportError as exc:  # pragma: no cover - the [ray] extra is missing
     raise DependencyMissing("gym_mcp.ray needs Ray: pip install 'gym-mcp[ray]'", extra="ray") from exc
 
@@ -261,11 +262,23 @@ class WorkerPool:
                 ray.kill(worker.actor)
                 worker.alive = False
 
-    def kill(self, index: int) -> None:
-        """Kill worker ``index`` now, as a crash would (for tests and drills); it is noticed when next used."""
+    def kill(self, index: int, *, timeout: float = 60.0) -> None:
+        """Kill worker ``index`` now, as a crash would (for tests and drills); it is noticed when next used.
+
+        ``ray.kill`` only asks: a call sent right after it can still reach the actor and be
+        answered. This returns once the actor answers no more (a call fails with Ray's actor
+        error), or after ``timeout`` seconds, so what is sent next meets a dead worker.
+        """
         for worker in self._workers:
             if worker.index == index and worker.alive:
                 ray.kill(worker.actor, no_restart=True)
+                deadline = time.monotonic() + timeout
+                while time.monotonic() < deadline:
+                    try:
+                        ray.get(worker.actor.held.remote(), timeout=max(deadline - time.monotonic(), 0.1))
+                    except (RayActorError, GetTimeoutError):
+                        return
+                    time.sleep(0.05)
                 return
         raise ConfigError(f"no live worker {index}; live: {[w.index for w in self._workers if w.alive]}")
 
