@@ -209,15 +209,24 @@ class SQLiteState(StateBackend):
         with self._lock:
             try:
                 if self.path is None:
+                    # This connection's parsed schema and the statements it prepared (Python's
+                    # sqlite3 caches them) hold the replaced database's table and index root
+                    # pages, and SQLite parses the schema anew only when the schema cookie
+                    # differs from the one it parsed. A snapshot from another process can hold
+                    # the same schema at other pages, and a cookie the connection holds would
+                    # let a query read the wrong pages: wrong rows (an index of cards by account
+                    # read as the one by customer: no cards) or "database disk image is
+                    # malformed". So the restored database keeps the cookie held before when its
+                    # schema rows (root pages included) are the ones it replaces, and everything
+                    # parsed stays valid; otherwise it gets a cookie above both, never one held
+                    # before. The backup API below bumps the file's cookie itself; the digest
+                    # ignores the cookie (`_sqlite_content`).
+                    held, layout = self._cookie(), self._layout()
                     self._conn.deserialize(snapshot.data)
-                    # Statements this connection prepared before (Python's sqlite3 caches them)
-                    # hold the old database's table and index root pages, and SQLite re-prepares
-                    # them only when the schema cookie changed. A snapshot from another process
-                    # has the same schema at other pages, so without this a cached query reads the
-                    # wrong pages: wrong rows, or "database disk image is malformed". The backup
-                    # API below bumps the cookie itself; the digest ignores it (`_sqlite_content`).
-                    version = self._conn.execute("PRAGMA schema_version").fetchone()[0]
-                    self._conn.execute(f"PRAGMA schema_version = {int(version) + 1}")
+                    theirs = self._cookie()
+                    self._conn.execute(f"PRAGMA schema_version = {held}")
+                    if self._layout() != layout:
+                        self._conn.execute(f"PRAGMA schema_version = {max(held, theirs) + 1}")
                 else:
                     src = sqlite3.connect(":memory:")
                     try:
@@ -229,6 +238,14 @@ class SQLiteState(StateBackend):
                 raise StateError(f"cannot restore SQLite state {self.path or ':memory:'}: {exc}") from exc
             self._schema_cache = None
             self._known = snapshot
+
+    def _cookie(self) -> int:
+        """The schema cookie of this connection's database (SQLite's ``schema_version``)."""
+        return int(self._conn.execute("PRAGMA schema_version").fetchone()[0])
+
+    def _layout(self) -> list[tuple[Any, ...]]:
+        """The schema's rows: every table and index with its root page and SQL."""
+        return self._conn.execute("SELECT type, name, tbl_name, rootpage, sql FROM sqlite_master").fetchall()
 
     def fingerprint(self) -> str:
         """Hash of all rows of all tables, volatile columns left out, row order ignored.

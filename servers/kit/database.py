@@ -26,6 +26,7 @@ from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import DeclarativeBase, Session
 from sqlalchemy.pool import NullPool, StaticPool
+from sqlalchemy.schema import CreateTable
 
 from gym_mcp.servers.kit.http import (
     PortUnavailableError,
@@ -177,7 +178,7 @@ class ServerKit:
             wanted = set(self.base.metadata.tables)
             if wanted <= existing:
                 return False
-            self.base.metadata.create_all(engine)
+            self._create_schema(engine)
             with Session(engine) as db:
                 self.seed_fn(db, random.Random(seed))
                 db.commit()
@@ -185,6 +186,21 @@ class ServerKit:
         finally:
             if not isinstance(database, sqlite3.Connection):  # disposing would close a shared connection
                 engine.dispose()
+
+    def _create_schema(self, engine: Engine) -> None:
+        """Create the tables, then each table's indexes by name: the same pages in every process.
+
+        ``metadata.create_all`` creates a table's indexes in the order of a set of objects,
+        which differs from process to process, so the same seed gave databases whose indexes
+        sat at swapped pages. Content and fingerprints were equal, but a connection that had
+        read one layout could read the other through its cached schema (see
+        `SQLiteState.restore`).
+        """
+        with engine.begin() as conn:
+            for table in self.base.metadata.sorted_tables:
+                conn.execute(CreateTable(table))
+                for index in sorted(table.indexes, key=lambda i: str(i.name)):
+                    index.create(conn)
 
     def check_database(self, url: str) -> None:
         """Refuse, in one line and before anything is written, a database this server cannot serve.

@@ -9,6 +9,10 @@ entities are the entries of its seed tree.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -74,3 +78,34 @@ def test_the_seed_is_deterministic_and_has_200_entities(name: str, tmp_path: Pat
     assert rows >= 200
     assert first == again  # volatile columns (wall-clock times) left out
     assert other != first
+
+
+_LAYOUT = """
+import json, sqlite3, sys
+from gym_mcp.servers import BUNDLED, DirectoryKit, get_kit
+out = {}
+for name in sorted(BUNDLED):
+    kit = get_kit(name)
+    if not isinstance(kit, DirectoryKit):
+        conn = sqlite3.connect(":memory:")
+        kit.init_database(conn, seed=0)
+        out[name] = conn.execute("SELECT type, name, rootpage FROM sqlite_master ORDER BY name").fetchall()
+json.dump(out, sys.stdout)
+"""
+
+
+def test_a_seeded_database_has_its_tables_and_indexes_at_the_same_pages_in_every_process() -> None:
+    """Two processes (other hash seeds, other object ids) seed every database with the same layout.
+
+    A snapshot travels between processes (Ray workers, the sessions server); with indexes at
+    swapped pages a connection that had read one layout could read the other through its
+    cached schema (tests/state/test_sqlite.py::test_a_restore_never_lands_on_a_schema_cookie_read_before).
+    """
+    layouts = []
+    for hash_seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        done = subprocess.run([sys.executable, "-c", _LAYOUT], env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        layouts.append(json.loads(done.stdout))
+    assert len(layouts[0]) >= 15
+    assert layouts[0] == layouts[1]

@@ -6,6 +6,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as strat
 
 from gym_mcp.errors import StateError
 from gym_mcp.state import DirectoryState, Snapshot, SQLiteState
@@ -274,26 +276,74 @@ def test_sqlite_in_memory_copy_to_is_in_memory(tmp_path: Path) -> None:
     assert copy.row_counts() == {"accounts": 5}
 
 
+def _laid_out(padding: int, path: Path | None) -> SQLiteState:
+    """A cards table with an index, its root pages pushed back by ``padding`` pages; U7 has 10 - padding // 10 active cards."""
+    state = SQLiteState(path)
+    conn = state.connection
+    conn.execute("CREATE TABLE pad(x)")
+    conn.executemany("INSERT INTO pad VALUES (?)", [("x" * 3000,)] * padding)
+    conn.execute("CREATE TABLE cards(id TEXT PRIMARY KEY, owner TEXT, status TEXT)")
+    conn.execute("CREATE INDEX cards_owner ON cards(owner)")
+    rows = [(f"C{i}", f"U{i % 50}", "cancelled" if i // 50 < padding // 10 else "active") for i in range(500)]
+    conn.executemany("INSERT INTO cards VALUES (?, ?, ?)", rows)
+    conn.execute("DELETE FROM pad")
+    return state
+
+
+def _active_cards(state: SQLiteState) -> int:
+    query = "SELECT count(*) FROM cards WHERE owner = 'U7' AND status != 'cancelled'"
+    return int(state.connection.execute(query).fetchone()[0])
+
+
+def _cookie(state: SQLiteState) -> int:
+    return int(state.connection.execute("PRAGMA schema_version").fetchone()[0])
+
+
 @pytest.mark.parametrize("in_memory", [True, False])
 def test_restore_of_a_database_laid_out_elsewhere_is_read_right(tmp_path: Path, in_memory: bool) -> None:
     """A snapshot from another process has the same schema at other pages; cached queries must not read the old ones."""
-
-    def build(padding: int, path: Path | None) -> SQLiteState:
-        state = SQLiteState(path)
-        conn = state.connection
-        conn.execute("CREATE TABLE pad(x)")
-        conn.executemany("INSERT INTO pad VALUES (?)", [("x" * 3000,)] * padding)
-        conn.execute("CREATE TABLE cards(id TEXT PRIMARY KEY, owner TEXT, status TEXT)")
-        conn.execute("CREATE INDEX cards_owner ON cards(owner)")
-        rows = [(f"C{i}", f"U{i % 50}", "cancelled" if padding and i % 2 else "active") for i in range(500)]
-        conn.executemany("INSERT INTO cards VALUES (?, ?, ?)", rows)
-        conn.execute("DELETE FROM pad")
-        return state
-
-    here = build(0, None if in_memory else tmp_path / "here.db")
-    elsewhere = build(40, None)  # the same tables, at other root pages, with other rows
-    query = "SELECT count(*) FROM cards WHERE owner = ? AND status != 'cancelled'"
-    assert here.connection.execute(query, ("U7",)).fetchone() == (10,)  # now cached by sqlite3
+    here = _laid_out(0, None if in_memory else tmp_path / "here.db")
+    elsewhere = _laid_out(40, None)  # the same tables, at other root pages, with other rows
+    assert _active_cards(here) == 10  # now cached by sqlite3
     here.restore(elsewhere.snapshot())
-    assert here.connection.execute(query, ("U7",)).fetchone() == elsewhere.connection.execute(query, ("U7",)).fetchone()
+    assert _active_cards(here) == _active_cards(elsewhere) == 6
     assert here.fingerprint() == elsewhere.fingerprint()
+
+
+@pytest.mark.parametrize("in_memory", [True, False])
+def test_a_restore_never_lands_on_a_schema_cookie_read_before(tmp_path: Path, in_memory: bool) -> None:
+    """A state that read a layout from elsewhere, then gets its own back under the cookie it held, reads its own.
+
+    Seen on a Ray worker: a server had restored a snapshot taken in another process (its indexes
+    at other pages), and a later restore gave the cookie it already held: its parsed schema read
+    the index of cards by account as the one by customer, and a customer had no cards.
+    """
+    here = _laid_out(0, None if in_memory else tmp_path / "here.db")
+    mine, elsewhere = _laid_out(0, None), _laid_out(40, None)
+    here.restore(elsewhere.snapshot())
+    assert _active_cards(here) == 6  # parsed at the other layout
+    held = _cookie(here)
+    mine.connection.execute(f"PRAGMA schema_version = {held - 1}")  # snapshot cookie + 1 would be `held`
+    here.restore(mine.snapshot())
+    assert _cookie(here) > held
+    assert _active_cards(here) == 10
+    assert here.fingerprint() == mine.fingerprint()
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    steps=strat.lists(
+        strat.tuples(strat.sampled_from([0, 20, 40]), strat.integers(1, 6), strat.booleans()), min_size=1, max_size=10
+    )
+)
+def test_any_run_of_restores_reads_what_each_snapshot_holds(steps: list[tuple[int, int, bool]]) -> None:
+    """Databases laid out three ways, restored in any order under cookies picked to collide, queries between."""
+    sources = {padding: _laid_out(padding, None) for padding in (0, 20, 40)}
+    here = _laid_out(0, None)
+    assert _active_cards(here) == 10
+    for padding, cookie, query in steps:
+        sources[padding].connection.execute(f"PRAGMA schema_version = {cookie}")
+        here.restore(sources[padding].snapshot())
+        if query:
+            assert _active_cards(here) == 10 - padding // 10
+    assert _active_cards(here) == 10 - steps[-1][0] // 10
