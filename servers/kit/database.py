@@ -178,7 +178,7 @@ class ServerKit:
             wanted = set(self.base.metadata.tables)
             if wanted <= existing:
                 return False
-            self._create_schema(engine)
+            self._create_schema(engine, existing)
             with Session(engine) as db:
                 self.seed_fn(db, random.Random(seed))
                 db.commit()
@@ -187,8 +187,8 @@ class ServerKit:
             if not isinstance(database, sqlite3.Connection):  # disposing would close a shared connection
                 engine.dispose()
 
-    def _create_schema(self, engine: Engine) -> None:
-        """Create the tables, then each table's indexes by name: the same pages in every process.
+    def _create_schema(self, engine: Engine, existing: set[str]) -> None:
+        """Create the tables not in ``existing``, each with its indexes by name: the same pages in every process.
 
         ``metadata.create_all`` creates a table's indexes in the order of a set of objects,
         which differs from process to process, so the same seed gave databases whose indexes
@@ -198,6 +198,8 @@ class ServerKit:
         """
         with engine.begin() as conn:
             for table in self.base.metadata.sorted_tables:
+                if table.name in existing:  # as create_all does: what is there stays
+                    continue
                 conn.execute(CreateTable(table))
                 for index in sorted(table.indexes, key=lambda i: str(i.name)):
                     index.create(conn)

@@ -120,3 +120,18 @@ def test_database_url_from_environment_variable(tmp_path: Path) -> None:
     other = tmp_path / "seed5.db"
     counter_kit.init_database(f"sqlite:///{other}", seed=5)
     assert sqlite3.connect(other).execute("SELECT text FROM notes ORDER BY id").fetchall() == rows[:-1]
+
+
+def test_a_database_holding_some_of_the_tables_gets_the_rest_and_the_seed(tmp_path: Path) -> None:
+    kit = get_kit("banking")
+    conn = sqlite3.connect(tmp_path / "part.db")
+    conn.execute(
+        "CREATE TABLE customers (id VARCHAR PRIMARY KEY, first_name VARCHAR, last_name VARCHAR, "
+        "email VARCHAR, phone VARCHAR, city VARCHAR, customer_since DATE)"
+    )
+    conn.commit()
+    assert kit.init_database(conn, seed=0)  # the table there stays, the others are made, the seed goes in
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert tables == set(kit.base.metadata.tables)
+    assert conn.execute("SELECT count(*) FROM customers").fetchone()[0] > 0
+    assert not kit.init_database(conn, seed=0)  # all there: nothing is written again
