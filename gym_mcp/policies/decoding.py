@@ -17,6 +17,7 @@ same weights do in training.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -415,13 +416,9 @@ def reserve_room(cache: Any, room: int = ROOM) -> Any:
     return cache
 
 
-_ROOMY: dict[type, type] = {}
-
-
+@functools.cache
 def _roomy_layer_class(base: type) -> type:
-    """A subclass of transformers' ``DynamicLayer`` whose ``update`` writes into reserved room."""
-    if base in _ROOMY:
-        return _ROOMY[base]
+    """A subclass of transformers' ``DynamicLayer`` whose ``update`` writes into reserved room (one, made once)."""
 
     class RoomyLayer(base):
         keys: Any
@@ -453,7 +450,6 @@ def _roomy_layer_class(base: type) -> type:
             self.keys, self.values = buffers[0][:, :, : have + new], buffers[1][:, :, : have + new]
             return self.keys, self.values
 
-    _ROOMY[base] = RoomyLayer
     return RoomyLayer
 
 
