@@ -107,6 +107,30 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+def cpu_kind() -> str:
+    """The vector extensions that change a CPU's float kernels: ``avx512+amx``, ``avx512``, ``avx2`` or ``other``."""
+    try:
+        flags = set(Path("/proc/cpuinfo").read_text().split())
+    except OSError:
+        return "other"
+    if "avx512f" in flags:
+        return "avx512+amx" if "amx_tile" in flags else "avx512"
+    return "avx2" if "avx2" in flags else "other"
+
+
+def save_figure(fig: Any, ax: Any, path: Path, title: str) -> None:
+    """Title a bar chart of held-out success, add its legend, and save it as a PNG at ``path``."""
+    import matplotlib.pyplot as plt
+
+    ax.set_ylabel("held-out success (%)")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def base_parser(description: str, *, repeats: int, quick_repeats: int) -> argparse.ArgumentParser:
     """The options every benchmark accepts: ``--repeats``, ``--quick``, ``--out``."""
     parser = argparse.ArgumentParser(description=description)

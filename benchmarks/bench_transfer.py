@@ -16,16 +16,19 @@ otherwise, ``TrainConfig(precision="fp32", n_tasks=300)``):
 Every arm is evaluated on the same tasks: each target's test-split tasks (templates and entities
 its train split does not use), written once and read back by every run, so the comparisons are
 paired task by task. Trained arms run once per seed (``--seeds``; the seed moves SFT's batches,
-GRPO's draws and sampling; the tasks stay). A run finished before (its ``eval_after.json``
-written) is read back, not trained again, and ``--arms`` picks which arms are trained where
-none is: seeds and arms can be added one invocation at a time. Reported per target and arm: success (mean over
-seeds) and the paired difference against base with its 95% bootstrap interval and discordant
-counts (`gym_mcp.evaluation.paired_difference`), and the share of the base-to-ceiling gap the
-K-server arm closes. Target (issue 38): at least half the gap on every target.
+GRPO's draws and sampling; the tasks stay). Each finished run's per-task outcomes are kept in
+``--store`` (default ``benchmarks/results/transfer/``, in the repository), named by arm, seed and
+a digest of the training tasks and the recipe, and the CPU's vector extensions (they change the
+float kernels, and so which tasks a run solves); read back instead of training again (as is a
+run folder whose ``eval_after.json`` is written). ``--arms`` picks which arms are trained where
+none is: seeds and arms can be added one invocation, machine or session at a time. Reported per
+target and arm: success (mean over seeds) and the paired difference against base with its 95%
+bootstrap interval and discordant counts (`gym_mcp.evaluation.paired_difference`), and the
+share of the base-to-ceiling gap the K-server arm closes. Target (issue 38): at least half the gap on every target.
 
 Run: ``python benchmarks/bench_transfer.py [--seeds 0 1 2] [--eval-per-target 43] [--quick]``
-(on two CPU cores about 25 minutes a trained run: expect hours for three seeds; ``--quick`` is
-a smoke run of the procedure with a tiny random model). Writes ``<out>/transfer.json`` and
+(on two CPU cores 12 to 25 minutes a trained run, depending on the CPU: expect hours for three
+seeds; ``--quick`` is a smoke run of the procedure with a tiny random model). Writes ``<out>/transfer.json`` and
 ``transfer.png``.
 """
 
@@ -38,19 +41,20 @@ import statistics
 import sys
 import tempfile
 import time
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _common import base_parser, finish, table, verdict
+from _common import base_parser, cpu_kind, finish, save_figure, table, verdict
 
 TARGETS = ("crm", "social_media", "tracker_chat")
 K_SERVERS = ("banking", "shopping", "calendar", "email", "travel_booking", "payments")
 K_COMPOSITIONS = ("shop_bank", "travel_calendar_email")  # built from K_SERVERS only (``--k-compositions``)
 ARMS = ("base", "banking", "K servers", "ceiling")
+STORE = Path(__file__).resolve().parent / "results" / "transfer"
 COLORS = {"base": "#999999", "banking": "#4C72B0", "K servers": "#55A868", "ceiling": "#C44E52"}
 
 
@@ -82,6 +86,19 @@ def _base(run: Path) -> dict[str, float]:
     return {e["task"]: float(e["success"]) for e in json.loads((run / "eval_before.json").read_text())["episodes"]}
 
 
+def _add(
+    outcomes: dict[str, dict[str, list[float]]], arm: str, after: dict[str, float], before: dict[str, float]
+) -> None:
+    """Add one run's per-task outcomes to ``outcomes`` (and the base model's, once: it is greedy)."""
+    for task, ok in after.items():
+        if task in outcomes[arm]:
+            outcomes[arm][task].append(ok)
+    if not any(outcomes["base"].values()):  # the base model is greedy: one evaluation serves all
+        for task, ok in before.items():
+            if task in outcomes["base"]:
+                outcomes["base"][task].append(ok)
+
+
 def main() -> int:
     parser = base_parser(__doc__.splitlines()[0], repeats=1, quick_repeats=1)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="training seeds (default 0 1 2)")
@@ -92,7 +109,20 @@ def main() -> int:
         default=[],
         help=f"compositions of K servers the K arm also trains on (e.g. {' '.join(K_COMPOSITIONS)}; default none)",
     )
+    parser.add_argument(
+        "--k-servers",
+        nargs="+",
+        default=list(K_SERVERS),
+        help=f"the K arm's servers (default {' '.join(K_SERVERS)}); banking must be one, no target or part of one",
+    )
     parser.add_argument("--work", type=Path, default=None, help="where the runs go (default: <out>/transfer/)")
+    parser.add_argument(
+        "--store",
+        type=Path,
+        default=STORE,
+        help="where each finished run's per-task outcomes are kept and read back (default: benchmarks/results/"
+        "transfer/, kept in the repository so seeds add up across machines and sessions)",
+    )
     parser.add_argument(
         "--arms", nargs="+", default=list(ARMS[1:]), help="arms to train where none finished (default: all three)"
     )
@@ -101,11 +131,20 @@ def main() -> int:
         parser.error("--eval-per-target must be >= 1 and seeds >= 0")
     if unknown := sorted(set(args.arms) - set(ARMS[1:])):
         parser.error(f"--arms: unknown {', '.join(unknown)}; choose from {', '.join(ARMS[1:])}")
+    from gym_mcp import server_names
     from servers.compositions import COMPOSITIONS
 
+    k_servers = tuple(args.k_servers)
+    parts = {part for target in TARGETS if target in COMPOSITIONS for part in COMPOSITIONS[target].parts.values()}
+    bad = [n for n in k_servers if n not in server_names() or n in TARGETS or n in parts or n in COMPOSITIONS]
+    if bad or "banking" not in k_servers or len(set(k_servers)) != len(k_servers):
+        parser.error(
+            f"--k-servers: {', '.join(bad) or 'a repeat or no banking'}: give distinct bundled servers, banking one "
+            f"of them, none a target ({', '.join(TARGETS)}) or a part of one ({', '.join(sorted(parts))})"
+        )
     for name in args.k_compositions:
-        if name not in COMPOSITIONS or not set(COMPOSITIONS[name].parts.values()) <= set(K_SERVERS):
-            parser.error(f"--k-compositions: {name!r} is not a composition of K servers ({', '.join(K_SERVERS)})")
+        if name not in COMPOSITIONS or not set(COMPOSITIONS[name].parts.values()) <= set(k_servers):
+            parser.error(f"--k-compositions: {name!r} is not a composition of K servers ({', '.join(k_servers)})")
     started = time.perf_counter()
     from gym_mcp.evaluation import paired_difference
     from gym_mcp.train import TrainConfig, train
@@ -133,7 +172,7 @@ def main() -> int:
             print(f"fewer test-split tasks than --eval-per-target: {short}", file=sys.stderr)
         held = [t for server in TARGETS for t in tests[server][: args.eval_per_target]]
         own = [t for server in TARGETS for t in targets[server] if t.split == "train"]
-        k_names = (*K_SERVERS, *args.k_compositions)
+        k_names = (*k_servers, *args.k_compositions)
         others = _tasks(k_names, per_server, 0, base)
         k_train = [t for server in k_names for t in others[server] if t.split == "train"]
         bank_train = [t for t in others["banking"] if t.split == "train"]
@@ -148,11 +187,19 @@ def main() -> int:
             file=sys.stderr,
         )
         outcomes: dict[str, dict[str, list[float]]] = {arm: {t.id: [] for t in held} for arm in ARMS}
+        recipe = json.dumps(asdict(base), sort_keys=True).encode()
         for seed in args.seeds:
             for arm, tasks_file in files.items():
-                # named by the training tasks' content: a run on other tasks is never read back as this arm's
-                digest = hashlib.sha256(tasks_file.read_bytes()).hexdigest()[:8]
+                # named by the training tasks' content and the recipe: a run on other tasks or with other
+                # settings is never read back as this arm's
+                digest = hashlib.sha256(tasks_file.read_bytes() + recipe).hexdigest()[:8]
                 run = work / f"seed{seed}" / f"{arm.replace(' ', '_')}-{digest}"
+                stored = args.store / f"{arm.replace(' ', '_')}-seed{seed}-{digest}-{cpu_kind()}.json"
+                if stored.exists() and not args.quick:
+                    print(f"seed {seed}, arm {arm}: finished before, read from {stored}", file=sys.stderr)
+                    kept = json.loads(stored.read_text())
+                    _add(outcomes, arm, kept["after"], kept["before"])
+                    continue
                 if (run / "eval_after.json").exists() and not args.quick:
                     print(f"seed {seed}, arm {arm}: finished before, read from {run}", file=sys.stderr)
                 elif arm not in args.arms:
@@ -172,13 +219,11 @@ def main() -> int:
                             output_dir=str(run),
                         )
                     )
-                for task, ok in _outcomes(run).items():
-                    if task in outcomes[arm]:
-                        outcomes[arm][task].append(ok)
-                if not any(outcomes["base"].values()):  # the base model is greedy: one evaluation serves all
-                    for task, ok in _base(run).items():
-                        if task in outcomes["base"]:
-                            outcomes["base"][task].append(ok)
+                after, before = _outcomes(run), _base(run)
+                if not args.quick:
+                    args.store.mkdir(parents=True, exist_ok=True)
+                    stored.write_text(json.dumps({"arm": arm, "seed": seed, "after": after, "before": before}))
+                _add(outcomes, arm, after, before)
     finally:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -225,7 +270,7 @@ def main() -> int:
         "transfer",
         started,
         targets=list(TARGETS),
-        k_servers=list(K_SERVERS),
+        k_servers=list(k_servers),
         k_compositions=list(args.k_compositions),
         seeds=args.seeds,
         quick=args.quick,
@@ -256,13 +301,7 @@ def _plot(results: dict[str, Any], path: Path) -> None:
             err = [[y - lo for y, lo in zip(ys, lows, strict=True)], [hi - y for y, hi in zip(ys, highs, strict=True)]]
         ax.bar(xs, ys, width, yerr=err, capsize=3, label=arm, color=COLORS[arm])
     ax.set_xticks(range(len(results)), list(results))
-    ax.set_ylabel("held-out success (%)")
-    ax.set_title("Transfer to servers never trained on (bars: 95% paired interval vs base)")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, ax, path, "Transfer to servers never trained on (bars: 95% paired interval vs base)")
 
 
 if __name__ == "__main__":
