@@ -24,12 +24,13 @@ run folder whose ``eval_after.json`` is written). ``--arms`` picks which arms ar
 none is: seeds and arms can be added one invocation, machine or session at a time. Reported per
 target and arm: success (mean over seeds) and the paired difference against base with its 95%
 bootstrap interval and discordant counts (`gym_mcp.evaluation.paired_difference`), and the
-share of the base-to-ceiling gap the K-server arm closes. Target (issue 38): at least half the gap on every target.
+share of the base-to-ceiling gap the K-server arm closes. Target (issue 38): at least half the
+gap on every target.
 
 Run: ``python benchmarks/bench_transfer.py [--seeds 0 1 2] [--eval-per-target 43] [--quick]``
 (on two CPU cores 12 to 25 minutes a trained run, depending on the CPU: expect hours for three
-seeds; ``--quick`` is a smoke run of the procedure with a tiny random model). Writes ``<out>/transfer.json`` and
-``transfer.png``.
+seeds; ``--quick`` is a smoke run of the procedure with a tiny random model). Writes
+``<out>/transfer.json`` and ``transfer.png``.
 """
 
 from __future__ import annotations
